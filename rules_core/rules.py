@@ -1,0 +1,171 @@
+"""The ruleset: every VARIANT of RULES.md as one frozen value, with named presets.
+
+Each field is a small policy enum (or set) with the recommended default of RULES.md's variant summary.
+Override with ``dataclasses.replace(DEFAULT_RULES, throw=ThrowCheck.PAIRS_FIRST)``; the presets reproduce
+the rulebooks: :data:`RULEBOOK_000` ([000] and the identical [001]) and :data:`RULEBOOK_003` ([003]).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Final
+
+
+class ThrowCheck(StrEnum):
+    """THROW (R4.5, R4.6): how a failed throw's forced component is found."""
+
+    TOP_DOWN = "000"
+    """THROW-000: check every component type top-down (tractors first), weakest of each type."""
+    PAIRS_FIRST = "003"
+    """THROW-003: only singles and pairs are checked; the weakest beaten pair, else single, is forced."""
+
+
+class RuffStructure(StrEnum):
+    """RUFF-STRUCT (R6.2): what structure a ruff of a plain lead needs."""
+
+    COVER = "COVER"
+    """Each lead tractor gets a run of its length and each lead pair a further pair (mainstream)."""
+    COUNT = "COUNT"
+    """Literal: at least as many tractor components and as many pair units as the lead."""
+
+
+class DigMultiplier(StrEnum):
+    """DIG-MULT (R8.4): the bottom's multiplier on a successful dig."""
+
+    DOUBLING = "000"
+    """DIG-000: 2^(k+1) for a shape of k pairs, unbounded."""
+    CAPPED = "003"
+    """DIG-003: single ×2, pair ×4, any tractor ×8."""
+
+
+class DigShape(StrEnum):
+    """DIG-SHAPE (R8.5): which play's top component sets the multiplier."""
+
+    LEAD = "LEAD"
+    """The highest-grade component of the last trick's lead (recommended)."""
+    WINNER = "WINNER"
+    """The highest-grade component of the winning play's own decomposition."""
+
+
+class FirstDealer(StrEnum):
+    """FIRST-DEALER (R10.6): who deals the first hand."""
+
+    FIRST_DECLARER = "000"
+    """The first player to declare (A1, A5 or a first-act joker pair), even if overturned."""
+    LAST_CHANGER = "003"
+    """The player whose act last changed the contract (recommended)."""
+
+
+class BidSet(StrEnum):
+    """BID-SET (R10.3): which declaration acts exist."""
+
+    BASIC = "000"
+    """A1–A4 with level cards only: no joker-pair no-trump, no direct pair."""
+    EXTENDED = "003"
+    """Adds the direct pair (A5), joker-pair no-trump (A6, A7) and self-overturn to no-trump."""
+
+
+class BidStages(StrEnum):
+    """BID-STAGES (R10.4): limits on overturning."""
+
+    STAGED = "STAGED"
+    """Single < pair < SJ pair < BJ pair, each stage at most once (recommended, also for [000])."""
+    UNLIMITED = "UNLIMITED"
+    """Any pair of another suit may overturn the current contract, any number of times."""
+
+
+class EndRule(StrEnum):
+    """END (R9.6): the end of the game."""
+
+    DEALER_AT_ACE = "REC"
+    """A is always must-play; a team at A wins the game by winning a hand as the dealer team."""
+    PAST_ACE = "LITERAL"
+    """END-LITERAL-000: any gain that carries a team past A ends the game."""
+
+
+@dataclass(frozen=True, slots=True)
+class Rules:
+    """Every rule option of RULES.md's variant summary, validated on construction."""
+
+    throw: ThrowCheck = ThrowCheck.TOP_DOWN
+    """THROW: the failed-throw procedure (R4.5/R4.6)."""
+    ruff: RuffStructure = RuffStructure.COVER
+    """RUFF-STRUCT: the structure a ruff needs (R6.2)."""
+    dig_multiplier: DigMultiplier = DigMultiplier.DOUBLING
+    """DIG-MULT: the bottom multiplier (R8.4)."""
+    dig_shape: DigShape = DigShape.LEAD
+    """DIG-SHAPE: the shape that sets the multiplier (R8.5)."""
+    first_dealer: FirstDealer = FirstDealer.LAST_CHANGER
+    """FIRST-DEALER: the dealer of the first hand (R10.6)."""
+    bid_set: BidSet = BidSet.EXTENDED
+    """BID-SET: the declaration acts (R10.3)."""
+    bid_stages: BidStages = BidStages.STAGED
+    """BID-STAGES: the overturn limits (R10.4)."""
+    must_play: frozenset[int] = field(default_factory=frozenset)
+    """MUST-PLAY: levels a team cannot jump past (R9.5). A is handled by ``end``."""
+    end: EndRule = EndRule.DEALER_AT_ACE
+    """END: how the game ends (R9.6)."""
+    coins: bool = True
+    """COINS: whether Tao Dou settlement and forced-quit penalties apply (R12, R13; [003] only)."""
+
+    def __post_init__(self) -> None:
+        for name, kind in _FIELD_TYPES.items():
+            if not isinstance(getattr(self, name), kind):
+                raise TypeError(f"{name} must be a {kind.__name__}")
+        for level in self.must_play:
+            if not isinstance(level, int) or not 2 <= level <= 14:
+                raise ValueError(f"must-play level {level!r} is not a level rank 2..14")
+
+
+_FIELD_TYPES: Final[dict[str, type]] = {
+    "throw": ThrowCheck,
+    "ruff": RuffStructure,
+    "dig_multiplier": DigMultiplier,
+    "dig_shape": DigShape,
+    "first_dealer": FirstDealer,
+    "bid_set": BidSet,
+    "bid_stages": BidStages,
+    "must_play": frozenset,
+    "end": EndRule,
+    "coins": bool,
+}
+
+DEFAULT_RULES: Final = Rules()
+"""RULES.md's recommended defaults."""
+
+RULEBOOK_000: Final = Rules(
+    throw=ThrowCheck.TOP_DOWN,
+    ruff=RuffStructure.COUNT,
+    dig_multiplier=DigMultiplier.DOUBLING,
+    dig_shape=DigShape.LEAD,
+    first_dealer=FirstDealer.FIRST_DECLARER,
+    bid_set=BidSet.BASIC,
+    bid_stages=BidStages.STAGED,
+    must_play=frozenset(),
+    end=EndRule.PAST_ACE,
+    coins=False,
+)
+"""[000] Rushi and the identical rules of [001] Lenovo: literal ruff count, first declarer deals, no NT."""
+
+RULEBOOK_003: Final = Rules(
+    throw=ThrowCheck.PAIRS_FIRST,
+    ruff=RuffStructure.COUNT,
+    dig_multiplier=DigMultiplier.CAPPED,
+    dig_shape=DigShape.LEAD,
+    first_dealer=FirstDealer.LAST_CHANGER,
+    bid_set=BidSet.EXTENDED,
+    bid_stages=BidStages.STAGED,
+    must_play=frozenset({10}),
+    end=EndRule.DEALER_AT_ACE,
+    coins=True,
+)
+"""[003] Star Tractor: pairs-first throws, capped dig, 10 must-play, Tao Dou coins."""
+
+PRESETS: Final[dict[str, Rules]] = {
+    "default": DEFAULT_RULES,
+    "rulebook-000": RULEBOOK_000,
+    "rulebook-001": RULEBOOK_000,
+    "rulebook-003": RULEBOOK_003,
+}
+"""Named presets, as a request names them."""

@@ -1,0 +1,165 @@
+"""Play shapes: singles, pairs, tractors and the canonical decomposition of a throw (R3).
+
+A *component* is one single, pair or k-tractor. Its grade is its number of pairs (0, 1 or k), so "higher
+grade" is simply "more pairs" (R3.6: longer tractor > shorter tractor > pair > single). Components of one
+grade compare by the strength of their top rung (R3.7).
+
+>>> from rules_core.cards import parse_cards, Suit
+>>> from rules_core.trump import trump_context
+>>> ctx = trump_context(5, Suit.H)
+>>> decompose(ctx, parse_cards("CJ CJ CQ CQ CA".split())).describe()
+'throw: CQ CQ CJ CJ + CA'
+>>> decompose(ctx, parse_cards("H5 H5 S5 S5".split())).shape
+<Shape.TRACTOR: 'tractor'>
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+
+from rules_core.cards import format_cards
+from rules_core.trump import TrumpContext
+
+
+class Shape(StrEnum):
+    """What a set of cards is as a lead (R3, R4.3)."""
+
+    SINGLE = "single"
+    PAIR = "pair"
+    TRACTOR = "tractor"
+    THROW = "throw"
+    """A combination (散牌/甩牌) of two or more components of one category (R3.5)."""
+    MIXED = "mixed"
+    """Cards of two or more categories: never a legal lead (R4.3)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Component:
+    """One single, pair or tractor inside a play (R3.1–R3.3)."""
+
+    pairs: int
+    """0 for a single, 1 for a pair, k for a k-tractor: the component's grade."""
+    top: int
+    """Strength of its strongest rung (R3.7)."""
+    order: int
+    """The top face's total order, to break ties between equal components deterministically (R3.6)."""
+    cards: tuple[int, ...]
+    """Its faces with repeats, strongest first."""
+
+    @property
+    def kind(self) -> str:
+        """'single', 'pair' or 'tractor'."""
+        return "single" if self.pairs == 0 else "pair" if self.pairs == 1 else "tractor"
+
+    @property
+    def size(self) -> int:
+        """Number of cards."""
+        return len(self.cards)
+
+    def describe(self) -> str:
+        """Cards as text, e.g. ``'CQ CQ CJ CJ'``."""
+        return format_cards(self.cards)
+
+
+@dataclass(frozen=True, slots=True)
+class Decomposition:
+    """The canonical split of a set of cards into components (R3.6)."""
+
+    category: int | None
+    """The single category of all the cards, or None when they mix categories."""
+    components: tuple[Component, ...]
+    """By grade (most pairs first), then strongest first; weakest last within a grade."""
+
+    @property
+    def shape(self) -> Shape:
+        """Single, pair, tractor, throw or mixed."""
+        if self.category is None:
+            return Shape.MIXED
+        if len(self.components) > 1:
+            return Shape.THROW
+        return (Shape.SINGLE, Shape.PAIR, Shape.TRACTOR)[min(self.components[0].pairs, 2)]
+
+    @property
+    def size(self) -> int:
+        """Number of cards."""
+        return sum(len(c.cards) for c in self.components)
+
+    @property
+    def top_grade(self) -> int:
+        """Pairs of the highest-grade component (R6.6's type τ, R8.5's shape)."""
+        return self.components[0].pairs if self.components else 0
+
+    def describe(self) -> str:
+        """Shape and components as text."""
+        return f"{self.shape}: " + " + ".join(c.describe() for c in self.components)
+
+
+def runs(strengths: Iterable[int]) -> list[tuple[int, int]]:
+    """Maximal runs of consecutive strengths as (top, length), strongest first (R2.8, R3.3).
+
+    Repeated strengths count once: a tractor holds at most one off-suit level pair (R3.3).
+
+    >>> runs([9, 3, 8, 7, 4, 7])
+    [(9, 3), (4, 2)]
+    """
+    found: list[tuple[int, int]] = []
+    for s in sorted(set(strengths), reverse=True):
+        if found and found[-1][0] - found[-1][1] == s:
+            top, length = found[-1]
+            found[-1] = (top, length + 1)
+        else:
+            found.append((s, 1))
+    return found
+
+
+def best_run_top(strengths: Iterable[int], length: int) -> int:
+    """Top of the strongest run of ``length`` consecutive strengths (part of a longer run is fine), or -1."""
+    for top, size in runs(strengths):
+        if size >= length:
+            return top
+    return -1
+
+
+def split_pairs(ctx: TrumpContext, pair_faces: Sequence[int]) -> tuple[list[list[int]], list[int]]:
+    """Greedy R3.6 step 2: cut tractors (lists of faces, top first) out of pair units; return the rest.
+
+    Repeatedly takes the longest run of consecutive strengths, ties to the stronger top. Equal units
+    (off-suit level pairs) are used in suit order S, H, C, D.
+    """
+    strength = ctx.strength
+    pool = sorted(pair_faces, key=ctx.order.__getitem__, reverse=True)
+    tractors: list[list[int]] = []
+    while True:
+        best = max(runs(strength[f] for f in pool), key=lambda r: (r[1], r[0]), default=(0, 0))
+        top, length = best
+        if length < 2:
+            return tractors, pool
+        tractor: list[int] = []
+        for s in range(top, top - length, -1):
+            face = next(f for f in pool if strength[f] == s)
+            tractor.append(face)
+            pool.remove(face)
+        tractors.append(tractor)
+
+
+def decompose(ctx: TrumpContext, faces: Sequence[int]) -> Decomposition:
+    """Split cards (faces with repeats, at most two of a face) into components (R3.6)."""
+    category = ctx.category
+    counts: dict[int, int] = {}
+    for face in faces:
+        counts[face] = counts.get(face, 0) + 1
+    cats = {category[face] for face in counts}
+    if len(cats) != 1:
+        return Decomposition(category=None, components=())
+    strength, order = ctx.strength, ctx.order
+    tractors, pairs = split_pairs(ctx, [f for f, n in counts.items() if n >= 2])
+    components = [
+        Component(len(t), strength[t[0]], order[t[0]], tuple(f for face in t for f in (face, face)))
+        for t in tractors
+    ]
+    components += [Component(1, strength[f], order[f], (f, f)) for f in pairs]
+    components += [Component(0, strength[f], order[f], (f,)) for f, n in counts.items() if n == 1]
+    components.sort(key=lambda c: (c.pairs, c.order), reverse=True)
+    return Decomposition(category=cats.pop(), components=tuple(components))

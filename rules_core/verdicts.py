@@ -1,0 +1,76 @@
+"""Typed verdicts: an illegal play is an answer, never an exception (R4, R5).
+
+Every check returns :class:`Legal` or :class:`Illegal`. ``Illegal`` carries a :class:`Violation` a
+program can branch on, a message a person can read, and the structure the player was obliged to play.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+from rules_core.shapes import Component, Decomposition
+
+
+class Violation(StrEnum):
+    """Why a play is illegal."""
+
+    EMPTY_PLAY = "EMPTY_PLAY"
+    """No cards were played (R5.1: nobody may pass)."""
+    CARDS_NOT_IN_HAND = "CARDS_NOT_IN_HAND"
+    """The play holds a card, or a copy of a card, the player does not have."""
+    WRONG_CARD_COUNT = "WRONG_CARD_COUNT"
+    """A follow must have exactly as many cards as the lead (R5.1)."""
+    MIXED_CATEGORY_LEAD = "MIXED_CATEGORY_LEAD"
+    """A lead drawn from two categories (R4.3)."""
+    MUST_FOLLOW_SUIT = "MUST_FOLLOW_SUIT"
+    """The follower held cards of the led category and did not play enough of them (R5.2)."""
+    MUST_PLAY_PAIR = "MUST_PLAY_PAIR"
+    """The follower held pairs owed to the lead and did not play them (R5.3 rules 2–4)."""
+    MUST_PLAY_TRACTOR = "MUST_PLAY_TRACTOR"
+    """The follower held a tractor owed to the lead and did not play it (R5.3 rules 3–4)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Beat:
+    """Evidence for a failed throw: ``seat`` holds ``cards``, which beat the throw's ``component`` (R4.4)."""
+
+    seat: int
+    component: Component
+    cards: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ThrowResult:
+    """The outcome of a multi-component lead (R4.4–R4.7). A failed throw is legal: the forced part is led."""
+
+    succeeded: bool
+    led: tuple[int, ...]
+    """The cards actually led: the whole throw, or only the forced component."""
+    forced: Component | None
+    """The component that is led instead, when the throw fails."""
+    returned: tuple[int, ...]
+    """The attempted cards that go back to the leader's hand (all revealed to the table)."""
+    evidence: tuple[Beat, ...]
+    """Which seat beats which component of the throw (empty when it succeeds)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Legal:
+    """A legal play, with its shape; a multi-component lead also carries its throw outcome."""
+
+    play: Decomposition
+    throw: ThrowResult | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Illegal:
+    """An illegal play: a typed reason, a message, and what the player had to play."""
+
+    reason: Violation
+    message: str
+    required: tuple[Component, ...] = ()
+    """The structure owed (cards from the player's hand that would satisfy it), when there is one."""
+
+
+Verdict = Legal | Illegal

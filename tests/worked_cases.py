@@ -1,0 +1,89 @@
+"""Loader for RULES.md's worked cases (``shared/rules/worked_cases.jsonl``, format in CASES.md).
+
+Each test module asks for the lines of one area and gets pytest params whose ids are the case ids.
+The file lives in ``../shared`` beside the repository (CI has it too); ``TRACTOR_SHARED`` overrides.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+from collections import Counter
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from rules_core.cards import Suit, parse_cards, parse_rank
+from rules_core.rules import (
+    DEFAULT_RULES,
+    DigMultiplier,
+    DigShape,
+    EndRule,
+    FirstDealer,
+    Rules,
+    RuffStructure,
+    ThrowCheck,
+)
+from rules_core.trump import TrumpContext, trump_context
+
+SHARED = Path(os.environ.get("TRACTOR_SHARED", Path(__file__).resolve().parents[2] / "shared"))
+CASES_FILE = SHARED / "rules" / "worked_cases.jsonl"
+
+Case = dict[str, Any]
+
+_OPTION_FIELDS = {
+    "THROW": ("throw", ThrowCheck),
+    "RUFF": ("ruff", RuffStructure),
+    "DIG": ("dig_multiplier", DigMultiplier),
+    "DIG_SHAPE": ("dig_shape", DigShape),
+    "FIRST_DEALER": ("first_dealer", FirstDealer),
+    "END": ("end", EndRule),
+}
+
+
+@cache
+def all_cases() -> tuple[Case, ...]:
+    """Every line of the file. A missing file fails the tests that need it: it is never a skip."""
+    with CASES_FILE.open(encoding="utf-8") as lines:
+        return tuple(json.loads(line) for line in lines if line.strip())
+
+
+def cases(area: str) -> list[Any]:
+    """pytest params for one area, with the case id as the test id."""
+    return [pytest.param(case, id=case["id"]) for case in all_cases() if case["area"] == area]
+
+
+def rules_for(case: Case) -> Rules:
+    """The ruleset a line asks for: the defaults with its ``opts`` applied."""
+    changes: dict[str, Any] = {}
+    for option, value in case["opts"].items():
+        if option == "MUST_PLAY":
+            changes["must_play"] = frozenset(parse_rank(level) for level in value)
+        else:
+            name, kind = _OPTION_FIELDS[option]
+            changes[name] = kind(value)
+    return dataclasses.replace(DEFAULT_RULES, **changes)
+
+
+def context_for(case: Case) -> TrumpContext:
+    """The trump context of a line (level and contract)."""
+    trump = None if case["trump"] == "NT" else Suit[case["trump"]]
+    return trump_context(parse_rank(case["level"]), trump)
+
+
+def cards(names: list[str]) -> tuple[int, ...]:
+    """Card names to faces."""
+    return parse_cards(names)
+
+
+def multiset(names: list[str]) -> Counter[int]:
+    """Card names as a multiset of faces, for order-free comparison (CASES.md)."""
+    return Counter(parse_cards(names))
+
+
+def seat(label: str) -> int:
+    """'P1'..'P4' to 0..3 (play order of the trick)."""
+    return int(label[1]) - 1
