@@ -114,12 +114,19 @@ def runs(strengths: Iterable[int]) -> list[tuple[int, int]]:
     return found
 
 
-def best_run_top(strengths: Iterable[int], length: int) -> int:
-    """Top of the strongest run of ``length`` consecutive strengths (part of a longer run is fine), or -1."""
-    for top, size in runs(strengths):
-        if size >= length:
-            return top
-    return -1
+def run_tops(profile: Sequence[int], k: int) -> list[int]:
+    """Tops of every run of ``k`` consecutive occupied rungs of a per-rung count profile, weakest first.
+
+    >>> run_tops([1, 1, 0, 1, 1, 1], 2)
+    [1, 4, 5]
+    """
+    tops = []
+    streak = 0
+    for s, count in enumerate(profile):
+        streak = streak + 1 if count else 0
+        if streak >= k:
+            tops.append(s)
+    return tops
 
 
 def split_pairs(ctx: TrumpContext, pair_faces: Sequence[int]) -> tuple[list[list[int]], list[int]]:

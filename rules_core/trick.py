@@ -1,0 +1,175 @@
+"""Trick resolution, points and digging the bottom (R7, R8).
+
+The winner is found in one pass over the plays (R7.1): a same-category follow of the lead's exact
+single-component shape wins with a strictly stronger top; a valid ruff of a plain lead takes the trick
+from in-category plays and is over-ruffed only by a strictly stronger key; everything else (discards,
+mixed plays, structure mismatches) cannot win. Ties go to the earlier play (R7.3).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+
+from rules_core.cards import PLAYERS, POINTS, format_cards
+from rules_core.ruffing import NO_KEY, ruff_key
+from rules_core.rules import DigMultiplier, DigShape, Rules
+from rules_core.shapes import Decomposition, decompose
+from rules_core.trump import TRUMP, TrumpContext
+
+
+class Judgement(StrEnum):
+    """How one play of a trick was judged (R7.1)."""
+
+    LEAD = "LEAD"
+    """The first play of the trick."""
+    BEAT = "BEAT"
+    """A same-category follow of the lead's shape with a stronger top: it took the trick over."""
+    FOLLOW = "FOLLOW"
+    """An in-category follow that did not take the trick (weaker, tied, or not the lead's shape)."""
+    RUFF = "RUFF"
+    """A valid ruff that took the trick from the in-category plays (R6.4)."""
+    OVER_RUFF = "OVER_RUFF"
+    """A valid ruff with a strictly stronger key than the ruff before it (R6.5)."""
+    UNDER_RUFF = "UNDER_RUFF"
+    """A valid ruff whose key did not beat the earlier ruff (equal keys go to the earlier, R7.3)."""
+    DISCARD = "DISCARD"
+    """Off-category, mixed, or trumps without the lead's structure: can never win (R5.2, R6.3)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Dig:
+    """The bottom's contribution when the last trick is settled (R8.3–R8.5)."""
+
+    bottom_points: int
+    """Point value of the buried cards."""
+    multiplier: int | None
+    """The dig multiplier, or None when the dealer team protected the bottom (保底)."""
+    added: int
+    """What the bottom adds to the attackers' score: bottom points × multiplier, or 0."""
+
+
+@dataclass(frozen=True, slots=True)
+class TrickResult:
+    """The outcome of one trick."""
+
+    winner: int
+    """The seat (0..3) that takes the trick and leads the next (R7.4)."""
+    points: int
+    """Point value of all cards in the trick (R8.2)."""
+    attacker_points: int
+    """Points this trick adds to the attackers' score: its points (and any dig) if they won it, else 0."""
+    judgements: tuple[Judgement, ...]
+    """How each play was judged, in play order (the leader's first)."""
+    won_by: Judgement
+    """The judgement of the winning play (LEAD, BEAT, RUFF or OVER_RUFF)."""
+    dig: Dig | None
+    """The bottom's contribution; only for the last trick."""
+
+
+def is_attacker(seat: int, dealer: int) -> bool:
+    """Whether ``seat`` is on the attacking side when ``dealer`` deals (partners sit opposite, R1.5)."""
+    return (seat - dealer) % 2 == 1
+
+
+def resolve_trick(
+    ctx: TrumpContext,
+    rules: Rules,
+    *,
+    leader: int,
+    plays: Sequence[Sequence[int]],
+    dealer: int,
+    last: bool = False,
+    bottom: Sequence[int] = (),
+) -> TrickResult:
+    """Decide a trick of four plays in play order, starting with ``leader`` (R7, R8).
+
+    Raises ValueError for a malformed trick: not four plays, plays of unequal size, or a lead that mixes
+    categories (such a lead can never be on the table, R4.3).
+    """
+    if len(plays) != PLAYERS:
+        raise ValueError(f"a trick has {PLAYERS} plays, got {len(plays)}")
+    lead = decompose(ctx, plays[0])
+    if not plays[0] or lead.category is None:
+        raise ValueError(f"plays[0]: {format_cards(plays[0])} is not a lead of one category")
+    for i, play in enumerate(plays[1:], start=1):
+        if len(play) != len(plays[0]):
+            raise ValueError(f"plays[{i}]: {len(play)} cards follow a lead of {len(plays[0])}")
+    judgements, best = _judge(ctx, rules, lead, plays)
+    winner = (leader + best) % PLAYERS
+    points = sum(POINTS[face] for play in plays for face in play)
+    dig = None
+    if last:
+        dig = _dig(
+            ctx=ctx,
+            rules=rules,
+            lead=lead,
+            winning_play=plays[best],
+            winner=winner,
+            dealer=dealer,
+            bottom=bottom,
+        )
+    attacker_points = points + (dig.added if dig else 0) if is_attacker(winner, dealer) else 0
+    return TrickResult(winner, points, attacker_points, judgements, judgements[best], dig)
+
+
+def _judge(
+    ctx: TrumpContext, rules: Rules, lead: Decomposition, plays: Sequence[Sequence[int]]
+) -> tuple[tuple[Judgement, ...], int]:
+    """R7.1: each play's judgement and the index of the winning play."""
+    category = lead.category
+    single = len(lead.components) == 1
+    shape = lead.components[0].pairs if single else -1
+    best, key, ruffed = 0, lead.components[0].top if single else 0, False
+    judgements = [Judgement.LEAD]
+    for i, play in enumerate(plays[1:], start=1):
+        if all(ctx.category[face] == category for face in play):
+            follow = decompose(ctx, play)
+            same_shape = single and len(follow.components) == 1 and follow.components[0].pairs == shape
+            if same_shape and not ruffed and follow.components[0].top > key:
+                best, key = i, follow.components[0].top
+                judgements.append(Judgement.BEAT)
+            else:
+                judgements.append(Judgement.FOLLOW)
+            continue
+        ruff = ruff_key(ctx, rules, lead, play) if category != TRUMP else NO_KEY
+        if ruff == NO_KEY:
+            judgements.append(Judgement.DISCARD)
+        elif not ruffed or ruff > key:
+            judgements.append(Judgement.OVER_RUFF if ruffed else Judgement.RUFF)
+            best, key, ruffed = i, ruff, True
+        else:
+            judgements.append(Judgement.UNDER_RUFF)
+    return tuple(judgements), best
+
+
+def dig_multiplier(rules: Rules, pairs: int) -> int:
+    """R8.4: 2^(k+1) for a shape of k pairs under DIG-000; 2, 4, then 8 for any tractor under DIG-003.
+
+    >>> from rules_core.rules import DEFAULT_RULES, RULEBOOK_003
+    >>> [dig_multiplier(DEFAULT_RULES, k) for k in range(5)], dig_multiplier(RULEBOOK_003, 4)
+    ([2, 4, 8, 16, 32], 8)
+    """
+    if rules.dig_multiplier is DigMultiplier.CAPPED:
+        return 1 << (min(pairs, 2) + 1)
+    return 1 << (pairs + 1)
+
+
+def _dig(
+    *,
+    ctx: TrumpContext,
+    rules: Rules,
+    lead: Decomposition,
+    winning_play: Sequence[int],
+    winner: int,
+    dealer: int,
+    bottom: Sequence[int],
+) -> Dig:
+    """R8.3–R8.5: the bottom scores ×M for the attackers if they win the last trick, else nothing."""
+    bottom_points = sum(POINTS[face] for face in bottom)
+    if not is_attacker(winner, dealer):
+        return Dig(bottom_points, None, 0)
+    shape = lead if rules.dig_shape is DigShape.LEAD else decompose(ctx, winning_play)
+    multiplier = dig_multiplier(rules, shape.top_grade if shape.components else 0)
+    return Dig(bottom_points, multiplier, bottom_points * multiplier)
