@@ -65,8 +65,7 @@ def _ladders(level: int, trump: Suit | None) -> list[list[list[int]]]:
     """Each category's rungs, strongest first, as in R2.5, R2.6 and R2.10."""
     ranks_high_to_low = [rank for rank in range(14, 1, -1) if rank != level]
     plain = [
-        [[face_of(suit, rank)] for rank in ranks_high_to_low] if suit is not trump else []
-        for suit in Suit
+        [[face_of(suit, rank)] for rank in ranks_high_to_low] if suit is not trump else [] for suit in Suit
     ]
     trumps: list[list[int]] = [[BIG_JOKER], [SMALL_JOKER]]
     if trump is None:
@@ -110,4 +109,6 @@ def trump_context(level: int, trump: Suit | None) -> TrumpContext:
 
 def describe_ladder(ctx: TrumpContext, category: int) -> str:
     """A category's ladder as text, strongest first (used in messages and golden tests)."""
-    return " > ".join(" = ".join(format_card(face) for face in rung) for rung in reversed(ctx.ladder[category]))
+    return " > ".join(
+        " = ".join(format_card(face) for face in rung) for rung in reversed(ctx.ladder[category])
+    )
