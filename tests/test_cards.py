@@ -97,7 +97,8 @@ def test_every_context_partitions_the_deck(level: int, trump: Suit | None) -> No
 def test_ladder_digest_is_pinned() -> None:
     """A golden digest over all 65 contexts: any change to ordering or adjacency must be deliberate."""
     text = "\n".join(
-        f"{level}/{trump.name if trump is not None else 'NT'}: " + " | ".join(describe_ladder(trump_context(level, trump), cat) for cat in range(5))
+        f"{level}/{'NT' if trump is None else trump.name}: "
+        + " | ".join(describe_ladder(trump_context(level, trump), cat) for cat in range(5))
         for level, trump in ALL_CONTEXTS
     )
     assert "BJ > SJ > H5 > S5 = C5 = D5 > HA" in text

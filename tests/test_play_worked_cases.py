@@ -40,7 +40,7 @@ def test_throw(case: Case) -> None:
     verdict = check_lead(ctx, rules, hand=hand_of(attempt), lead=attempt, others=others)
     expect = case["expect"]
     if isinstance(verdict, Illegal):
-        assert (False, None) == (expect["ok"], expect["forced"])
+        assert (expect["ok"], expect["forced"]) == (False, None)
         return
     outcome = verdict.throw
     ok = outcome is None or outcome.succeeded

@@ -23,8 +23,8 @@ from rules_core.rules import (
     DigShape,
     EndRule,
     FirstDealer,
-    Rules,
     RuffStructure,
+    Rules,
     ThrowCheck,
 )
 from rules_core.trump import TrumpContext, trump_context

@@ -1,0 +1,230 @@
+"""Forced quit (强退): the quitter's penalty and the system's automatic actions for him (R13, [003] only).
+
+The penalty depends on the phase of the hand and the quitter's role (R13.2). It is capped at his balance,
+and the system never covers a shortfall (R13.3). Where the coins go follows RULES.md's recommended
+reading of R13.4: the hand is finished by auto-play and settled normally; if the quitter's side loses,
+what he would owe the winners is paid out of the deducted coins; the rest is confiscated, and a quitter
+whose side wins receives nothing.
+
+If the dealer quits before burying, the system buries exactly the 8 bottom cards he received and then
+leads the "rightmost smallest" card of his hand in the default (un-rearranged) layout (R13.6).
+
+>>> from rules_core.rules import RULEBOOK_003
+>>> quit_q2 = penalty(
+...     rules=RULEBOOK_003, phase=Phase.Q2, role=Role.DEALER, base=100, dealer_level=7, overturn=2,
+...     balance=10_000,
+... )
+>>> quit_q2.penalty, quit_q2.deducted, quit_q2.capped
+(14000, 10000, True)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Final
+
+from rules_core.cards import (
+    BOTTOM_SIZE,
+    COPIES,
+    DEALER_HAND_SIZE,
+    NUM_FACES,
+    Hand,
+    Suit,
+    contains,
+    format_card,
+    hand_size,
+    remove,
+)
+from rules_core.rules import Rules
+from rules_core.settlement import check_int
+from rules_core.taodou import check_stake
+from rules_core.trump import TRUMP, TrumpContext
+
+LAYOUT_GROUPS: Final = (TRUMP, Suit.S, Suit.H, Suit.C, Suit.D)
+"""R13.6: the default layout, left to right: trumps, then the plain suits in 黑红梅方 order."""
+BASE_RATE: Final = 5
+"""R13.2: every penalty is B × DL × (a multiplier) × 5."""
+PRE_DECLARATION_MULTIPLIER: Final = 8
+"""R13.2 Q1: before trump is declared the multiplier is 8, the largest O, whatever O becomes."""
+DEALER_BURY_FACTOR: Final = 2
+"""R13.2 Q2: the dealer, who holds the bottom, pays double."""
+
+
+class Phase(StrEnum):
+    """When the player quit (R13.2)."""
+
+    Q0 = "Q0"
+    """Matching, character selection, before dealing: the game has not started."""
+    Q1 = "Q1"
+    """From the start of the deal until the first trump declaration (or the end of the deal, if none)."""
+    Q2 = "Q2"
+    """After the declaration, before burying is finished."""
+    Q3 = "Q3"
+    """After burying, before settlement."""
+
+
+class Role(StrEnum):
+    """The quitter's role in the hand (R0.4)."""
+
+    DEALER = "dealer"
+    PARTNER = "partner"
+    """The dealer's partner: charged at the attacker rate in Q2 (R13.2 ambiguity, recommended)."""
+    ATTACKER = "attacker"
+
+
+@dataclass(frozen=True, slots=True)
+class Penalty:
+    """What a forced quit costs the quitter (R13.2–R13.5)."""
+
+    penalty: int
+    """R13.2: the charge for this phase and role."""
+    deducted: int
+    """R13.3: what is actually taken, ``min(penalty, balance)``; the system does not cover the rest."""
+    capped: bool
+    """Whether the balance was too small for the full penalty."""
+    disconnects: int
+    """R13.5: disconnects recorded, 1 in every phase."""
+    paid_on_behalf: int | None
+    """R13.4: the part of ``deducted`` paid to the winners for the quitter; None until the hand is settled."""
+    confiscated: int | None
+    """R13.4: the rest of ``deducted``, kept by the system; None until the hand is settled."""
+
+
+def check_penalties_enabled(rules: Rules) -> None:
+    """Reject a penalty request under a ruleset without coins (R13 exists only in [003])."""
+    if not rules.coins:
+        raise ValueError("forced-quit penalties are off in this ruleset (Rules.coins is False)")
+
+
+def penalty_amount(*, phase: Phase, role: Role, base: int, dealer_level: int, overturn: int) -> int:
+    """R13.2: the charge before the balance cap; ``overturn`` is O at the moment of quitting.
+
+    >>> penalty_amount(phase=Phase.Q1, role=Role.ATTACKER, base=100, dealer_level=2, overturn=1)
+    8000
+    """
+    phase, role = Phase(phase), Role(role)  # a stray string raises ValueError here
+    check_stake(base=base, dealer_level=dealer_level, overturn=overturn)
+    stake = base * dealer_level * BASE_RATE
+    match phase:
+        case Phase.Q0:
+            return 0  # the game has not started
+        case Phase.Q1:
+            return stake * PRE_DECLARATION_MULTIPLIER
+        case Phase.Q2 if role is Role.DEALER:
+            return stake * overturn * DEALER_BURY_FACTOR
+        case _:
+            return stake * overturn  # Q2 attacker or partner, Q3 anyone
+
+
+def penalty(
+    *,
+    rules: Rules,
+    phase: Phase,
+    role: Role,
+    base: int,
+    dealer_level: int,
+    overturn: int,
+    balance: int,
+    quitter_side_lost: bool | None = None,
+    owed: int | None = None,
+) -> Penalty:
+    """R13: what a quit costs, and, once the hand is settled, where the deducted coins go (R13.4).
+
+    Give ``quitter_side_lost`` and ``owed`` (what the quitter would have owed the winners under R12)
+    together, after the hand has been settled; a quitter whose side won owes nothing, so ``owed`` must
+    then be 0. Without them ``paid_on_behalf`` and ``confiscated`` are None.
+    """
+    check_penalties_enabled(rules)
+    charge = penalty_amount(phase=phase, role=role, base=base, dealer_level=dealer_level, overturn=overturn)
+    check_int("balance", balance)
+    deducted = min(charge, balance)  # R13.3: 不垫支
+    paid_on_behalf = _paid_on_behalf(deducted=deducted, quitter_side_lost=quitter_side_lost, owed=owed)
+    return Penalty(
+        penalty=charge,
+        deducted=deducted,
+        capped=deducted < charge,
+        disconnects=1,  # R13.5
+        paid_on_behalf=paid_on_behalf,
+        confiscated=None if paid_on_behalf is None else deducted - paid_on_behalf,  # R13.4: 系统没收
+    )
+
+
+def _paid_on_behalf(*, deducted: int, quitter_side_lost: bool | None, owed: int | None) -> int | None:
+    """R13.4: the quitter's debt to the winners, paid from the deducted coins as far as they reach."""
+    if quitter_side_lost is None and owed is None:
+        return None
+    if not isinstance(quitter_side_lost, bool) or owed is None:
+        raise ValueError("quitter_side_lost (a bool) and owed must be given together")
+    check_int("owed", owed)
+    if not quitter_side_lost:
+        if owed:
+            raise ValueError(f"owed must be 0 when the quitter's side won, got {owed}")
+        return 0  # the quitter receives nothing
+    return min(owed, deducted)
+
+
+def default_layout(ctx: TrumpContext, hand: Hand) -> tuple[int, ...]:
+    """R13.6: a hand as the client shows it before any rearranging (无理牌), left to right.
+
+    Trumps come first, strongest first, then the plain suits S, H, C, D, each strongest first. Cards of
+    equal strength (off-suit level cards) stand in suit order S, H, C, D, as in ``ctx.faces``.
+
+    >>> from rules_core.cards import format_cards, hand_of, parse_cards
+    >>> from rules_core.trump import trump_context
+    >>> hand = hand_of(parse_cards(["D2", "S5", "H5", "SA", "DK", "D5", "BJ"]))
+    >>> format_cards(default_layout(trump_context(5, Suit.H), hand))
+    'BJ H5 S5 D5 SA DK D2'
+    """
+    _check_hand(hand)
+    return tuple(face for group in LAYOUT_GROUPS for face in ctx.faces[group] for _ in range(hand[face]))
+
+
+def auto_lead(ctx: TrumpContext, hand: Hand) -> int:
+    """R13.6: the system's single-card lead for a quitter, the "rightmost smallest" card of the layout.
+
+    This is the weakest card of the rightmost non-empty group: normally the lowest plain diamond. Of equal
+    weakest cards it is the later suit in S, H, C, D order, the one shown last.
+
+    >>> from rules_core.cards import format_card, hand_of, parse_cards
+    >>> from rules_core.trump import trump_context
+    >>> hand = hand_of(parse_cards(["BJ", "S5", "D5", "C9", "C3", "SA"]))
+    >>> format_card(auto_lead(trump_context(5, Suit.H), hand))
+    'C3'
+    """
+    _check_hand(hand)
+    for group in reversed(LAYOUT_GROUPS):
+        for face in reversed(ctx.faces[group]):
+            if hand[face]:
+                return face
+    raise ValueError("an empty hand has no card to lead")
+
+
+def auto_bury(*, hand33: Hand, bottom: Sequence[int]) -> tuple[Hand, tuple[int, ...]]:
+    """R13.6: a dealer who quits before burying buries exactly the 8 bottom cards he received.
+
+    Returns his hand after burying (his original 25 cards) and the buried cards, in the order given.
+    """
+    _check_hand(hand33)
+    if hand_size(hand33) != DEALER_HAND_SIZE:
+        raise ValueError(f"hand33 must hold {DEALER_HAND_SIZE} cards, got {hand_size(hand33)}")
+    buried = tuple(bottom)
+    if len(buried) != BOTTOM_SIZE:
+        raise ValueError(f"bottom must hold {BOTTOM_SIZE} cards, got {len(buried)}")
+    for face in buried:
+        check_int("bottom card", face, high=NUM_FACES - 1)
+    if not contains(hand33, buried):
+        missing = " ".join(
+            format_card(face) for face in sorted(set(buried)) if buried.count(face) > hand33[face]
+        )
+        raise ValueError(f"the bottom cards {missing} are not in the dealer's hand")
+    return remove(hand33, buried), buried
+
+
+def _check_hand(hand: Hand) -> None:
+    """A count vector of 54 entries, each 0..2 (R1.2)."""
+    if len(hand) != NUM_FACES:
+        raise ValueError(f"a hand is a count vector of {NUM_FACES} entries, got {len(hand)}")
+    for face, count in enumerate(hand):
+        check_int(f"hand[{face}]", count, high=COPIES)

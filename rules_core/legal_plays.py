@@ -1,0 +1,159 @@
+"""Enumerating legal plays, bounded, for clients that offer choices and for auto-play (托管).
+
+Follows are generated *by construction* from the R5.3 procedure (owed tractors and pairs first, then
+filler), so every play listed is legal without a separate check, and the listing stops at ``limit``.
+Leads are every one-component lead (single, pair, tractor, R4.2) plus, per category, the whole holding
+as a throw: the full set of throws is exponential and no client needs it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from itertools import combinations, islice
+
+from rules_core.cards import NUM_FACES, Hand
+from rules_core.forced_quit import default_layout
+from rules_core.shapes import decompose
+from rules_core.trump import TrumpContext
+
+MAX_LIMIT = 1000
+"""The most plays one listing returns, whatever the caller asks: it bounds the cost of a request."""
+
+
+@dataclass(frozen=True, slots=True)
+class PlayList:
+    """A bounded listing of legal plays."""
+
+    plays: tuple[tuple[int, ...], ...]
+    """Distinct plays, each sorted by face, in generation order."""
+    truncated: bool
+    """True when more legal plays exist than were listed."""
+
+
+def legal_plays(ctx: TrumpContext, *, hand: Hand, lead: Sequence[int] = (), limit: int = 100) -> PlayList:
+    """Up to ``limit`` distinct legal plays from ``hand``: follows of ``lead``, or leads when it is empty."""
+    if not 1 <= limit <= MAX_LIMIT:
+        raise ValueError(f"limit must be 1..{MAX_LIMIT}, got {limit}")
+    source = _follows(ctx, hand, lead) if lead else _leads(ctx, hand)
+    seen: dict[tuple[int, ...], None] = {}
+    for play in source:
+        seen.setdefault(tuple(sorted(play)), None)
+        if len(seen) > limit:
+            return PlayList(tuple(islice(seen, limit)), True)
+    return PlayList(tuple(seen), False)
+
+
+def _leads(ctx: TrumpContext, hand: Hand) -> Iterator[tuple[int, ...]]:
+    """Singles, pairs and every tractor (all sub-runs), then each category's whole holding as a throw."""
+    for category in range(5):
+        held = [face for face in ctx.faces[category] if hand[face]]
+        yield from ((face,) for face in held)
+        pairs = [face for face in held if hand[face] == 2]
+        yield from ((face, face) for face in pairs)
+        for run in _runs(ctx, pairs):
+            yield tuple(f for face in run for f in (face, face))
+    for category in range(5):
+        whole = tuple(face for face in ctx.faces[category] for _ in range(hand[face]))
+        if whole and len(decompose(ctx, whole).components) > 1:
+            yield whole
+
+
+def _runs(ctx: TrumpContext, pair_faces: Sequence[int], length: int = 0) -> Iterator[list[int]]:
+    """Every run of pair faces on consecutive rungs (of exactly ``length``, or of any length ≥ 2)."""
+    strength = ctx.strength
+    by_rung: dict[int, list[int]] = {}
+    for face in pair_faces:
+        by_rung.setdefault(strength[face], []).append(face)
+
+    def extend(run: list[int]) -> Iterator[list[int]]:
+        if (length and len(run) == length) or (not length and len(run) >= 2):
+            yield run
+        if length and len(run) == length:
+            return
+        for face in by_rung.get(strength[run[-1]] - 1, ()):
+            yield from extend([*run, face])
+
+    for rung in sorted(by_rung):  # weakest runs first: auto-play takes the first
+        for face in by_rung[rung]:
+            yield from extend([face])
+
+
+def _follows(ctx: TrumpContext, hand: Hand, lead: Sequence[int]) -> Iterator[tuple[int, ...]]:
+    """Legal follows of ``lead`` (R5) by the R5.3 procedure, weakest first: the rightmost cards of the
+    default layout (R13.6) come first, so the first play listed is the auto-play."""
+    led = decompose(ctx, lead)
+    if led.category is None:
+        raise ValueError("the lead must be cards of one category")
+    n = len(lead)
+    own = [face for face in reversed(ctx.faces[led.category]) for _ in range(hand[face])]  # weakest first
+    if len(own) <= n:  # R5.2: all of the category, then anything
+        rest = [face for face in reversed(default_layout(ctx, hand)) if ctx.category[face] != led.category]
+        for extra in _multiset_choices(rest, n - len(own)):
+            yield (*own, *extra)
+        return
+    steps = tuple(c.pairs for c in led.components if c.pairs >= 1)
+    for chosen, remaining in _structures(ctx, steps, own):
+        for extra in _multiset_choices(remaining, n - len(chosen)):
+            yield (*chosen, *extra)
+
+
+def _structures(
+    ctx: TrumpContext, steps: tuple[int, ...], cards: list[int]
+) -> Iterator[tuple[list[int], list[int]]]:
+    """Every way the R5.3 procedure can meet ``steps`` from ``cards``: (structured cards, cards left)."""
+    if not steps:
+        yield [], cards
+        return
+    pairs = _pair_faces(cards)
+    k = steps[0]
+    if k == 1:  # the remaining steps all owe a pair while one is held; the order does not matter
+        for chosen in combinations(pairs, min(len(steps), len(pairs))):
+            yield _spend(cards, chosen)
+        return
+    options = list(_runs(ctx, pairs, k))
+    if not options:  # no k-tractor: as many pairs as held, up to k
+        options = [list(c) for c in combinations(pairs, min(k, len(pairs)))]
+    for option in options:
+        structured, left = _spend(cards, option)
+        for more, rest in _structures(ctx, steps[1:], left):
+            yield structured + more, rest
+
+
+def _pair_faces(cards: list[int]) -> list[int]:
+    """Faces held twice in ``cards``, in the order they first appear."""
+    seen: dict[int, int] = {}
+    for face in cards:
+        seen[face] = seen.get(face, 0) + 1
+    return [face for face, count in seen.items() if count == 2]
+
+
+def _spend(cards: list[int], pair_faces: Sequence[int]) -> tuple[list[int], list[int]]:
+    """Take both copies of each of ``pair_faces`` out of ``cards``."""
+    left = list(cards)
+    for face in pair_faces:
+        left.remove(face)
+        left.remove(face)
+    return [f for face in pair_faces for f in (face, face)], left
+
+
+def _multiset_choices(cards: list[int], k: int) -> Iterator[tuple[int, ...]]:
+    """Distinct k-card sub-multisets of ``cards``, in the order of ``cards`` (lexicographic by position)."""
+    counts: dict[int, int] = {}
+    for face in cards:
+        counts[face] = counts.get(face, 0) + 1
+    faces = list(counts)
+
+    def pick(i: int, k: int) -> Iterator[tuple[int, ...]]:
+        if k == 0:
+            yield ()
+            return
+        if i == len(faces):
+            return
+        face = faces[i]
+        for take in range(min(counts[face], k), -1, -1):
+            for tail in pick(i + 1, k - take):
+                yield (face,) * take + tail
+
+    if 0 <= k <= NUM_FACES * 2:
+        yield from pick(0, k)

@@ -1,0 +1,210 @@
+"""Hand settlement: who won, the levels gained, who deals next and whether the game is over (R9).
+
+One call turns the attackers' final score into the whole outcome of a hand. The must-play caps of R9.5
+follow RULES.md's three recommended readings:
+
+1. the cap applies to both teams;
+2. attackers who stand on a must-play level take over but stay on it (``g_eff = 0``): they must play it
+   as dealer;
+3. a dealer team on a must-play level that wins has played it, and moves on to the next cap.
+
+The end of the game follows the ruleset's ``end`` (R9.6): under ``EndRule.DEALER_AT_ACE`` A is always
+must-play, so only a dealer team at A can go past it, and that wins the game; under ``EndRule.PAST_ACE``
+any gain carrying a team past A ends the game.
+
+>>> from rules_core.rules import DEFAULT_RULES
+>>> result = settle_hand(rules=DEFAULT_RULES, dealer_seat=0, dealer_level=7, attacker_level=4, score=0)
+>>> result.winner_side, result.dealer_level_after, result.next_dealer, result.K
+(<Side.DEALER_TEAM: 'dealer_team'>, 10, 2, 4)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Final
+
+from rules_core.cards import PLAYERS
+from rules_core.rules import EndRule, Rules
+
+ACE: Final = 14
+"""The top level (R2.1); a team "goes around" (转一圈) by passing it (R9.6)."""
+LOWEST_LEVEL: Final = 2
+TAKE_OVER_SCORE: Final = 80
+"""R9.2: the attackers win the hand from 80 points."""
+POINTS_PER_LEVEL: Final = 40
+"""R9.1: one more level for every further 40 points."""
+SCORE_STEP: Final = 5
+"""Every point card is worth a multiple of 5 (R8.1), so every score is too."""
+MAX_COEFFICIENT: Final = 12
+"""R12.5: the Tao Dou score coefficient K is at most 12."""
+
+
+class Side(StrEnum):
+    """The two sides of a hand (R0.4)."""
+
+    DEALER_TEAM = "dealer_team"
+    ATTACKERS = "attackers"
+
+
+@dataclass(frozen=True, slots=True)
+class Settlement:
+    """The outcome of one hand (R9), plus its Tao Dou coefficient (R12.5)."""
+
+    winner_side: Side
+    """R9.2: the dealer team below 80 points, the attackers from 80."""
+    g: int
+    """R9.1: levels the winning side gains by the table, before any cap."""
+    g_eff: int
+    """R9.5: levels actually gained after the must-play caps (the new level minus the old one)."""
+    take_over: bool
+    """Whether the attackers become the dealer team (上台)."""
+    dealer_level_after: int | None
+    """The dealer team's level after the hand; None when it went past A (the game is over)."""
+    attacker_level_after: int | None
+    """The attackers' level after the hand; None when they went past A (END-LITERAL only)."""
+    next_dealer: int
+    """R9.3: seat of the next dealer, the dealer's partner or his next player, even when the game ended."""
+    next_level: int | None
+    """R9.4: level rank L of the next hand; None when there is no next hand."""
+    game_over: bool
+    """R9.6: a team went past A."""
+    game_winner: Side | None
+    """The side that won the game, when it is over."""
+    K: int
+    """R12.5: the Tao Dou score coefficient, limited by the must-play cap (RULES.md's letter K)."""
+
+
+def check_int(name: str, value: object, *, low: int = 0, high: int | None = None) -> None:
+    """Reject anything but an int in ``low..high``, naming the argument; a bool is a caller's bug, not 1."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"{name} must be an int, got {value!r}")
+    if value < low or (high is not None and value > high):
+        bounds = f"{low}..{high}" if high is not None else f">= {low}"
+        raise ValueError(f"{name} must be {bounds}, got {value!r}")
+
+
+def check_score(score: int) -> None:
+    """Reject a score that no hand can produce: negative, or not a multiple of 5 (R8.1)."""
+    check_int("score", score)
+    if score % SCORE_STEP:
+        raise ValueError(f"score must be a multiple of {SCORE_STEP}, got {score!r}")
+
+
+def check_level(name: str, level: int) -> None:
+    """Reject a level outside 2..A (R2.1); ``name`` is the argument named in the error."""
+    check_int(name, level, low=LOWEST_LEVEL, high=ACE)
+
+
+def check_seat(name: str, seat: int) -> None:
+    """Reject a seat outside 0..3 (R1.5)."""
+    check_int(name, seat, high=PLAYERS - 1)
+
+
+def winning_side(score: int) -> Side:
+    """R9.2: the side that wins the hand at this score.
+
+    >>> winning_side(75), winning_side(80)
+    (<Side.DEALER_TEAM: 'dealer_team'>, <Side.ATTACKERS: 'attackers'>)
+    """
+    check_score(score)
+    return Side.DEALER_TEAM if score < TAKE_OVER_SCORE else Side.ATTACKERS
+
+
+def level_gain(score: int) -> int:
+    """R9.1: levels the winning side gains, before any cap; +1 per further 40 points, unbounded.
+
+    >>> [level_gain(s) for s in (0, 5, 35, 40, 75, 80, 115, 120, 200, 480)]
+    [3, 2, 2, 1, 1, 0, 0, 1, 3, 10]
+    """
+    check_score(score)
+    if score == 0:
+        return 3
+    if score < POINTS_PER_LEVEL:
+        return 2
+    if score < TAKE_OVER_SCORE:
+        return 1
+    return (score - TAKE_OVER_SCORE) // POINTS_PER_LEVEL
+
+
+def score_coefficient(score: int, *, g_eff: int | None = None) -> int:
+    """R12.5: the Tao Dou coefficient K, 1..12: levels gained + 1, capped at 12 and at ``g_eff + 1``.
+
+    ``g_eff`` is the gain left by the must-play caps (``Settlement.g_eff``); None means no cap applies.
+    The 80–115 band ("无倍数") gives 1, not 0, and 35 points counts as "under 40" (both R12.5 ambiguities).
+
+    >>> score_coefficient(0), score_coefficient(35), score_coefficient(80), score_coefficient(600)
+    (4, 3, 1, 12)
+    >>> score_coefficient(200, g_eff=2)
+    3
+    """
+    coefficient = min(level_gain(score) + 1, MAX_COEFFICIENT)
+    if g_eff is None:
+        return coefficient
+    check_int("g_eff", g_eff)
+    return min(coefficient, g_eff + 1)  # R12.5 must-play cap
+
+
+def must_play_levels(rules: Rules) -> frozenset[int]:
+    """R9.5/R9.6: the levels no team may jump past; A joins the set under ``EndRule.DEALER_AT_ACE``.
+
+    Under ``EndRule.PAST_ACE`` the configured set is used as it is, so listing 14 there gives back the
+    recommended end of the game.
+
+    >>> from rules_core.rules import RULEBOOK_000, RULEBOOK_003
+    >>> sorted(must_play_levels(RULEBOOK_003)), sorted(must_play_levels(RULEBOOK_000))
+    ([10, 14], [])
+    """
+    if rules.end is EndRule.DEALER_AT_ACE:
+        return rules.must_play | {ACE}
+    return rules.must_play
+
+
+def capped_level(*, must_play: frozenset[int], level: int, gain: int, was_dealer: bool) -> int:
+    """R9.5: where a team at ``level`` that gains ``gain`` levels lands; above 14 means past A.
+
+    >>> capped_level(must_play=frozenset({10}), level=8, gain=3, was_dealer=False)
+    10
+    >>> capped_level(must_play=frozenset({10}), level=10, gain=1, was_dealer=False)
+    10
+    >>> capped_level(must_play=frozenset({10}), level=10, gain=2, was_dealer=True)
+    12
+    """
+    check_level("level", level)
+    check_int("gain", gain)
+    if gain == 0:
+        return level
+    if level in must_play and not was_dealer:
+        return level  # R9.5 reading 2: taking over on a must-play level, which must be played as dealer
+    caps = [cap for cap in must_play if cap > level]  # R9.5 reading 3: a level played as dealer is done
+    return min([level + gain, *caps])
+
+
+def settle_hand(
+    *, rules: Rules, dealer_seat: int, dealer_level: int, attacker_level: int, score: int
+) -> Settlement:
+    """R9: settle a hand from the two teams' levels (2..14) and the attackers' final score."""
+    check_seat("dealer_seat", dealer_seat)
+    check_level("dealer_level", dealer_level)
+    check_level("attacker_level", attacker_level)
+    winner = winning_side(score)
+    gain = level_gain(score)
+    dealer_won = winner is Side.DEALER_TEAM
+    before = dealer_level if dealer_won else attacker_level
+    after = capped_level(must_play=must_play_levels(rules), level=before, gain=gain, was_dealer=dealer_won)
+    g_eff = after - before  # R12.5 game-end ambiguity: passing A at the end leaves g_eff = g
+    game_over = after > ACE  # R9.6: 转一圈
+    new_level = None if game_over else after
+    return Settlement(
+        winner_side=winner,
+        g=gain,
+        g_eff=g_eff,
+        take_over=not dealer_won,
+        dealer_level_after=new_level if dealer_won else dealer_level,
+        attacker_level_after=attacker_level if dealer_won else new_level,
+        next_dealer=(dealer_seat + (2 if dealer_won else 1)) % PLAYERS,  # R9.3: partner, else next player
+        next_level=new_level,  # R9.4: the winners are the next dealer team
+        game_over=game_over,
+        game_winner=winner if game_over else None,
+        K=score_coefficient(score, g_eff=g_eff),
+    )

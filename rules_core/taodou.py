@@ -1,0 +1,146 @@
+"""Tao Dou (淘豆) coin settlement of a hand: Total = B × DL × O × K (R12, [003] only).
+
+RULES.md's recommended readings of R12.6:
+
+* **Per player.** Each loser owes Total; each winner gains Total minus the rake ⌊Total × r⌋.
+* **Integer coins.** The rake is ``total * rake_pct // 100``, rounded down in the winners' favour.
+* **Short losers** (only when ``balances`` are given). A loser pays ``min(Total, balance)``. The two
+  payments form a pot that is split equally between the two winners, and each winner's share is then
+  raked. If the pot is odd, the indivisible coin stays with the house, so the winners always get the
+  same amount and the house never pays out more than it collected. When nobody is short, the result is
+  the same as the plain rule.
+
+The house's take, :attr:`CoinSettlement.rake`, is exactly what the four seats lose in total:
+``sum(deltas) == -rake``.
+
+Coins exist only in rulesets with ``Rules.coins`` (R12.7); any other ruleset gets a ValueError, because
+asking for a coin settlement there is a malformed request, not a rule outcome.
+
+>>> from rules_core.rules import RULEBOOK_003
+>>> coins = settle_coins(
+...     rules=RULEBOOK_003, base=100, dealer_level=5, overturn=2, score=0, rake_pct=5, dealer_seat=0
+... )
+>>> coins.K, coins.total, coins.winner_gain, coins.deltas, coins.rake
+(4, 4000, 3800, (3800, -4000, 3800, -4000), 400)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Final
+
+from rules_core.cards import PLAYERS
+from rules_core.rules import Rules
+from rules_core.settlement import (
+    Side,
+    check_int,
+    check_level,
+    check_seat,
+    score_coefficient,
+    winning_side,
+)
+
+__all__ = [
+    "OVERTURN_MULTIPLIERS",
+    "CoinSettlement",
+    "check_coins_enabled",
+    "score_coefficient",
+    "settle_coins",
+]
+
+OVERTURN_MULTIPLIERS: Final = frozenset({1, 2, 4, 8})
+"""R10.5: O = 2^(number of overturns), 1 to 8."""
+
+
+@dataclass(frozen=True, slots=True)
+class CoinSettlement:
+    """The coins that change hands after one hand (R12)."""
+
+    K: int
+    """R12.5: the attackers' score coefficient, 1..12, limited by the must-play cap."""
+    total: int
+    """R12.1: B × DL × O × K, what each loser owes."""
+    winners: Side
+    """R12.6: the attackers from 80 points, else the dealer team."""
+    winner_gain: int
+    """What each winner actually gains: their equal share of the collected coins, less the rake."""
+    loser_loss: int
+    """What each loser owes (Total); with ``balances`` a short loser pays less, as ``deltas`` show."""
+    deltas: tuple[int, int, int, int]
+    """The coin change of each seat 0..3."""
+    rake: int
+    """Coins the house keeps: the rake of both winners plus any indivisible coin of the split."""
+
+
+def check_coins_enabled(rules: Rules) -> None:
+    """Reject a coin request under a ruleset without Tao Dou (R12.7: [000]/[001] have no coins)."""
+    if not rules.coins:
+        raise ValueError("Tao Dou is off in this ruleset (Rules.coins is False)")
+
+
+def check_stake(*, base: int, dealer_level: int, overturn: int) -> None:
+    """Validate the stake B, DL and O shared by Tao Dou and the forced-quit penalty (R12.2–R12.4)."""
+    check_int("base", base)
+    check_level("dealer_level", dealer_level)
+    if isinstance(overturn, bool) or overturn not in OVERTURN_MULTIPLIERS:
+        raise ValueError(f"overturn must be one of 1, 2, 4, 8, got {overturn!r}")
+
+
+def settle_coins(
+    *,
+    rules: Rules,
+    base: int,
+    dealer_level: int,
+    overturn: int,
+    score: int,
+    rake_pct: int,
+    dealer_seat: int,
+    g_eff: int | None = None,
+    balances: Sequence[int] | None = None,
+) -> CoinSettlement:
+    """R12: the coin settlement of a hand at the stake B (``base``), DL, O and the attackers' score.
+
+    ``dealer_level`` is the level the hand was played at (R12.3), ``g_eff`` is ``Settlement.g_eff`` (None:
+    no must-play cap) and ``rake_pct`` is a whole percentage 0..100. ``balances`` are the four seats'
+    coins before settlement; without them every loser pays in full.
+    """
+    check_coins_enabled(rules)
+    check_stake(base=base, dealer_level=dealer_level, overturn=overturn)
+    check_seat("dealer_seat", dealer_seat)
+    check_int("rake_pct", rake_pct, high=100)
+    wallets = _check_balances(balances)
+    coefficient = score_coefficient(score, g_eff=g_eff)
+    total = base * dealer_level * overturn * coefficient  # R12.1
+    winners = winning_side(score)  # R12.6
+    dealer_team = {dealer_seat, (dealer_seat + 2) % PLAYERS}
+    winner_seats = [seat for seat in range(PLAYERS) if (seat in dealer_team) == (winners is Side.DEALER_TEAM)]
+    paid = {
+        seat: total if wallets is None else min(total, wallets[seat])  # R12.6: the system does not cover
+        for seat in range(PLAYERS)
+        if seat not in winner_seats
+    }
+    share, odd_coin = divmod(sum(paid.values()), len(winner_seats))
+    cut = share * rake_pct // 100
+    deltas = tuple(share - cut if seat in winner_seats else -paid[seat] for seat in range(PLAYERS))
+    return CoinSettlement(
+        K=coefficient,
+        total=total,
+        winners=winners,
+        winner_gain=share - cut,
+        loser_loss=total,
+        deltas=(deltas[0], deltas[1], deltas[2], deltas[3]),
+        rake=cut * len(winner_seats) + odd_coin,
+    )
+
+
+def _check_balances(balances: Sequence[int] | None) -> tuple[int, ...] | None:
+    """Four non-negative coin balances, or None."""
+    if balances is None:
+        return None
+    wallets = tuple(balances)
+    if len(wallets) != PLAYERS:
+        raise ValueError(f"balances must hold {PLAYERS} seats, got {len(wallets)}")
+    for seat, coins in enumerate(wallets):
+        check_int(f"balances[{seat}]", coins)
+    return wallets

@@ -1,0 +1,236 @@
+"""Property tests: random positions against a slow reference, and whole random hands played out (R3–R9).
+
+The reference follow checker below is the R5 procedure written literally: every choice it allows is
+tried on concrete cards, filler included, and the set of plays it can produce *is* the legal set. The
+fast checker (``check_follow``) and the generator (``legal_plays``) must agree with it exactly.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Iterator
+from itertools import combinations, pairwise
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from rules_core.cards import (
+    BOTTOM_SIZE,
+    FULL_DECK,
+    HAND_SIZE,
+    NUM_FACES,
+    TOTAL_POINTS,
+    Hand,
+    Suit,
+    hand_of,
+    parse_cards,
+)
+from rules_core.follow import check_follow
+from rules_core.kitty import check_bury
+from rules_core.legal_plays import legal_plays
+from rules_core.rules import DEFAULT_RULES, RULEBOOK_000, RULEBOOK_003, Rules
+from rules_core.settlement import settle_hand
+from rules_core.shapes import decompose
+from rules_core.throw import check_lead
+from rules_core.trick import Judgement, is_attacker, resolve_trick
+from rules_core.trump import TrumpContext, trump_context
+from rules_core.verdicts import Legal
+
+contexts = st.builds(trump_context, st.integers(2, 14), st.sampled_from([*Suit, None]))
+rulesets = st.sampled_from([DEFAULT_RULES, RULEBOOK_000, RULEBOOK_003])
+DECK = [face for face in range(NUM_FACES) for _ in range(2)]
+
+
+def _sub_multisets(cards: list[int], k: int) -> set[tuple[int, ...]]:
+    return {tuple(sorted(c)) for c in combinations(sorted(cards), k)}
+
+
+def _is_run(ctx: TrumpContext, faces: tuple[int, ...]) -> bool:
+    strengths = sorted(ctx.strength[f] for f in faces)
+    return all(b - a == 1 for a, b in pairwise(strengths))
+
+
+def reference_follows(ctx: TrumpContext, hand: Hand, lead: tuple[int, ...]) -> set[tuple[int, ...]]:
+    """Every play R5.1–R5.3 can produce, by brute force over concrete cards."""
+    category = ctx.category[lead[0]]
+    n = len(lead)
+    mine = [f for f in range(NUM_FACES) if ctx.category[f] == category for _ in range(hand[f])]
+    rest = [f for f in range(NUM_FACES) if ctx.category[f] != category for _ in range(hand[f])]
+    if len(mine) <= n:  # R5.2
+        return {tuple(sorted(mine + list(extra))) for extra in _sub_multisets(rest, n - len(mine))}
+    steps = [c.pairs for c in decompose(ctx, lead).components if c.pairs >= 1]  # grade order (R5.3 rule 4)
+    produced: set[tuple[int, ...]] = set()
+
+    def go(i: int, left: Counter[int], chosen: list[int]) -> None:
+        if i == len(steps):  # rule 4.5: fill with any remaining cards of the category
+            for filler in _sub_multisets(list(left.elements()), n - len(chosen)):
+                produced.add(tuple(sorted(chosen + list(filler))))
+            return
+        k = steps[i]
+        pairs = sorted(f for f, c in left.items() if c == 2)
+        if k >= 2:
+            runs = [r for r in combinations(pairs, k) if _is_run(ctx, r)]
+            options = runs or list(combinations(pairs, min(k, len(pairs))))
+            filler = 0 if runs else 2 * (k - min(k, len(pairs)))
+        else:
+            options = [(p,) for p in pairs] or [()]
+            filler = 0 if pairs else 2
+        for option in options:
+            after = left - Counter(f for f in option for _ in (0, 1))
+            taken = [f for f in option for _ in (0, 1)]
+            for extra in _sub_multisets(list(after.elements()), filler):  # rule 3: "the rest … any cards"
+                go(i + 1, after - Counter(extra), chosen + taken + list(extra))
+
+    go(0, Counter(mine), [])
+    return produced
+
+
+@st.composite
+def positions(draw: st.DrawFn) -> tuple[TrumpContext, Hand, tuple[int, ...]]:
+    """A lead of one category (often with pairs and tractors) and a follower rich in that category."""
+    ctx = draw(contexts)
+    category = draw(st.sampled_from([c for c in range(5) if ctx.faces[c]]))
+    faces = list(ctx.faces[category])  # strongest first: neighbours here are often adjacent rungs
+    npairs = draw(st.integers(0, min(3, len(faces) - 1)))
+    if draw(st.booleans()):
+        start = draw(st.integers(0, len(faces) - npairs))
+        paired = faces[start : start + npairs]
+    else:
+        paired = draw(st.permutations(faces))[:npairs]
+    unpaired = [f for f in faces if f not in paired]
+    singles = draw(st.permutations(unpaired))[: draw(st.integers(0 if npairs else 1, 2))]
+    lead = tuple(sorted(paired * 2 + singles))
+    left = Counter(DECK) - Counter(lead)
+    mine: list[int] = []
+    for face in draw(st.permutations([f for f in faces if left[f]])):
+        if len(mine) < 12:
+            mine += [face] * draw(st.integers(1, left[face]))
+    low = 0 if draw(st.integers(0, 3)) == 0 else min(len(mine), len(lead) + 1)  # mostly owes structure
+    mine = mine[: draw(st.integers(low, len(mine)))]
+    others = sorted(f for f in (left - Counter(mine)).elements() if ctx.category[f] != category)
+    least = max(0, len(lead) - len(mine))
+    extra = draw(st.permutations(others))[: draw(st.integers(least, least + 3))]
+    return ctx, hand_of(mine + extra), lead
+
+
+@given(positions())
+@settings(max_examples=1000)
+def test_fast_follow_check_matches_reference(position: tuple[TrumpContext, Hand, tuple[int, ...]]) -> None:
+    ctx, hand, lead = position
+    legal = reference_follows(ctx, hand, lead)
+    cards = [f for f in range(NUM_FACES) for _ in range(hand[f])]
+    for play in _sub_multisets(cards, len(lead)):
+        verdict = check_follow(ctx, DEFAULT_RULES, hand=hand, lead=lead, play=play)
+        assert isinstance(verdict, Legal) == (play in legal), (lead, play, verdict)
+    listing = legal_plays(ctx, hand=hand, lead=lead, limit=1000)
+    assert listing.truncated or set(listing.plays) == legal
+
+
+def _deal(rng: random.Random) -> tuple[list[Hand], list[int]]:
+    deck = DECK[:]
+    rng.shuffle(deck)
+    hands = [hand_of(deck[i * HAND_SIZE : (i + 1) * HAND_SIZE]) for i in range(4)]
+    return hands, deck[4 * HAND_SIZE :]
+
+
+def _play_hand(ctx: TrumpContext, rules: Rules, rng: random.Random) -> Iterator[tuple[str, object]]:
+    """Play one whole random hand with the engine's own enumeration, checking invariants as it goes."""
+    hands, bottom = _deal(rng)
+    dealer = rng.randrange(4)
+    big = hand_of([*bottom, *(f for f in range(NUM_FACES) for _ in range(hands[dealer][f]))])
+    buried = rng.sample([f for f in range(NUM_FACES) for _ in range(big[f])], BOTTOM_SIZE)
+    bury = check_bury(hand=big, bury=buried)
+    assert bury.legal and bury.remaining is not None
+    hands[dealer] = bury.remaining
+    leader, score, taken = dealer, 0, 0
+    while sum(hands[leader]):
+        leads = legal_plays(ctx, hand=hands[leader], limit=1000).plays
+        attempt = rng.choice(leads)
+        others = {s: hands[s] for s in range(4) if s != leader}
+        verdict = check_lead(ctx, rules, hand=hands[leader], lead=attempt, others=others)
+        assert isinstance(verdict, Legal), verdict
+        lead = verdict.throw.led if verdict.throw else attempt
+        plays = [lead]
+        for offset in (1, 2, 3):
+            seat = (leader + offset) % 4
+            options = legal_plays(ctx, hand=hands[seat], lead=lead, limit=30)
+            assert options.plays, "a follower always has a legal play"
+            for option in options.plays[:5]:
+                assert isinstance(check_follow(ctx, rules, hand=hands[seat], lead=lead, play=option), Legal)
+            plays.append(rng.choice(options.plays))
+        for offset, play in enumerate(plays):
+            seat = (leader + offset) % 4
+            hands[seat] = tuple(c - d for c, d in zip(hands[seat], hand_of(play), strict=True))
+            assert min(hands[seat]) >= 0
+        last = sum(hands[leader]) == 0  # R8.3: the trick that empties every hand
+        result = resolve_trick(
+            ctx, rules, leader=leader, plays=plays, dealer=dealer, last=last, bottom=buried
+        )
+        assert 0 <= result.winner < 4
+        assert result.won_by in {Judgement.LEAD, Judgement.BEAT, Judgement.RUFF, Judgement.OVER_RUFF}
+        assert sum(j is result.won_by for j in result.judgements) >= 1
+        taken += result.points
+        score += result.attacker_points
+        if last and result.dig is not None:
+            taken += result.dig.bottom_points
+            assert (result.dig.multiplier is None) == (not is_attacker(result.winner, dealer))
+        leader = result.winner
+    assert all(sum(h) == 0 for h in hands), "every hand empties in the same trick"
+    assert taken == TOTAL_POINTS, "the 200 points are all in tricks or the bottom"
+    assert score % 5 == 0 and score >= 0
+    yield "score", score
+    yield "dealer", dealer
+
+
+@given(st.integers(0, 2**32), contexts, rulesets)
+@settings(max_examples=60)
+def test_random_hands_play_to_the_end(seed: int, ctx: TrumpContext, rules: Rules) -> None:
+    facts = dict(_play_hand(ctx, rules, random.Random(seed)))
+    score, dealer = facts["score"], facts["dealer"]
+    assert isinstance(score, int) and isinstance(dealer, int)
+    here = settle_hand(rules=rules, dealer_seat=dealer, dealer_level=ctx.level, attacker_level=2, score=score)
+    better = settle_hand(
+        rules=rules, dealer_seat=dealer, dealer_level=ctx.level, attacker_level=2, score=score + 5
+    )
+    if here.winner_side == better.winner_side and not here.game_over:
+        assert (better.g <= here.g) if here.take_over is False else (better.g >= here.g)
+
+
+def test_full_deck_constant() -> None:
+    assert sum(FULL_DECK) == len(DECK) == 108
+
+
+def _spades(names: str) -> list[int]:
+    return list(parse_cards(names.split()))
+
+
+def test_follow_search_tries_every_tractor_choice() -> None:
+    """R5.3 rule 4: taking SK SQ SJack for the 3-tractor leaves no 2-tractor owed, so SA + S5 may pair up.
+
+    Taking SA SK SQ first would leave SJack S10 owed; the play is legal because *some* choice produces it.
+    """
+    ctx = trump_context(2, Suit.H)
+    lead = tuple(_spades("S8 S8 S7 S7 S6 S6 S4 S4 S3 S3"))
+    hand = hand_of(_spades("SA SA SK SK SQ SQ SJack SJack S10 S10 S5 S5 D3 D4"))
+    play = tuple(_spades("SA SA SK SK SQ SQ SJack SJack S5 S5"))
+    assert tuple(sorted(play)) in reference_follows(ctx, hand, lead)
+    assert isinstance(check_follow(ctx, DEFAULT_RULES, hand=hand, lead=lead, play=play), Legal)
+    short = tuple(_spades("SA SA SK SK SQ SQ S10 S10 S5 S5"))  # no tractor choice leaves this possible
+    assert tuple(sorted(short)) not in reference_follows(ctx, hand, lead)
+    assert not isinstance(check_follow(ctx, DEFAULT_RULES, hand=hand, lead=lead, play=short), Legal)
+
+
+def test_follow_search_tries_every_pair_choice() -> None:
+    """R5.3 rule 3 then 4: with no 3-tractor held, which 3 pairs go first decides what is owed next."""
+    ctx = trump_context(2, Suit.H)
+    lead = tuple(_spades("S8 S8 S7 S7 S6 S6 S4 S4 S3 S3"))
+    hand = hand_of(_spades("SA SA SK SK S10 S10 S9 S9 SJack SJack S5 S5 D3"))
+    legal = reference_follows(ctx, hand, lead)
+    cards = [f for f in range(NUM_FACES) for _ in range(hand[f])]
+    verdicts = {
+        p: isinstance(check_follow(ctx, DEFAULT_RULES, hand=hand, lead=lead, play=p), Legal)
+        for p in _sub_multisets(cards, len(lead))
+    }
+    assert {p for p, ok in verdicts.items() if ok} == legal
+    assert 0 < len(legal) < len(verdicts)

@@ -1,0 +1,310 @@
+"""Hand settlement (R9): the worked cases of section H, properties over every score, and edge cases."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from worked_cases import Case, cases, rules_for
+
+from rules_core.cards import format_rank, parse_rank
+from rules_core.rules import DEFAULT_RULES, RULEBOOK_000, RULEBOOK_003, EndRule, Rules
+from rules_core.settlement import (
+    Settlement,
+    Side,
+    capped_level,
+    level_gain,
+    must_play_levels,
+    score_coefficient,
+    settle_hand,
+    winning_side,
+)
+
+DEALER = 3
+"""The worked cases name no seats; seat 3 makes both next-dealer rules wrap around the table."""
+PARTNER, NEXT = 1, 0
+
+LEVELS = st.integers(min_value=2, max_value=14)
+SCORES = st.integers(min_value=0, max_value=160).map(lambda n: n * 5)
+RULESETS = st.builds(
+    Rules,
+    must_play=st.frozensets(LEVELS, max_size=5),
+    end=st.sampled_from(EndRule),
+)
+LITERAL = dataclasses.replace(DEFAULT_RULES, end=EndRule.PAST_ACE)
+
+
+def settle(
+    rules: Rules, dealer_level: int, attacker_level: int, score: int, seat: int = DEALER
+) -> Settlement:
+    """settle_hand with positional shorthand for the tests."""
+    return settle_hand(
+        rules=rules, dealer_seat=seat, dealer_level=dealer_level, attacker_level=attacker_level, score=score
+    )
+
+
+def as_case(result: Settlement, dealer_seat: int) -> dict[str, Any]:
+    """The engine's answer in the ``expect`` format of CASES.md's ``settle`` area."""
+    seats = {(dealer_seat + 2) % 4: "partner", (dealer_seat + 1) % 4: "next"}
+    return {
+        "winner_side": str(result.winner_side),
+        "g": result.g,
+        "g_eff": result.g_eff,
+        "take_over": result.take_over,
+        "dealer_level_after": _rank(result.dealer_level_after),
+        "attacker_level_after": _rank(result.attacker_level_after),
+        "next_dealer": seats.get(result.next_dealer, f"seat {result.next_dealer}"),
+        "next_level": _rank(result.next_level),
+        "game_over": result.game_over,
+        "game_winner": None if result.game_winner is None else str(result.game_winner),
+        "K": result.K,
+    }
+
+
+def _rank(level: int | None) -> str | None:
+    return None if level is None else format_rank(level)
+
+
+@pytest.mark.parametrize("case", cases("settle"))
+def test_worked_case(case: Case) -> None:
+    given_ = case["input"]
+    result = settle(
+        rules_for(case),
+        parse_rank(given_["dealer_level"]),
+        parse_rank(given_["attacker_level"]),
+        given_["score"],
+    )
+    assert as_case(result, DEALER) == case["expect"]
+
+
+def test_the_worked_cases_are_all_there() -> None:
+    assert len(cases("settle")) >= 28  # CASES.md; an empty parametrisation would only skip
+
+
+# R9.1 and R12.5, transcribed from the tables of RULES.md.
+GAIN_TABLE = [
+    (0, 3),
+    (5, 2),
+    (35, 2),
+    (40, 1),
+    (75, 1),
+    (80, 0),
+    (115, 0),
+    (120, 1),
+    (155, 1),
+    (160, 2),
+    (195, 2),
+    (200, 3),
+    (235, 3),
+    (240, 4),
+    (480, 10),
+    (1000, 23),
+]
+
+
+@pytest.mark.parametrize(("score", "gain"), GAIN_TABLE)
+def test_level_gain_table(score: int, gain: int) -> None:
+    assert level_gain(score) == gain
+
+
+@pytest.mark.parametrize(
+    ("score", "side"),
+    [(0, Side.DEALER_TEAM), (75, Side.DEALER_TEAM), (80, Side.ATTACKERS), (600, Side.ATTACKERS)],
+)
+def test_winning_side(score: int, side: Side) -> None:
+    assert winning_side(score) is side
+
+
+@pytest.mark.parametrize("score", [-5, 3, 81, 2.5, True, "80", None])
+def test_impossible_scores_are_rejected(score: Any) -> None:
+    with pytest.raises(ValueError, match="score"):
+        level_gain(score)
+    with pytest.raises(ValueError, match="score"):
+        settle(DEFAULT_RULES, 7, 4, score)
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("dealer_level", 1),
+        ("dealer_level", 15),
+        ("attacker_level", 0),
+        ("attacker_level", "7"),
+        ("dealer_seat", 4),
+        ("dealer_seat", -1),
+    ],
+)
+def test_invalid_inputs_name_the_field(field: str, value: Any) -> None:
+    args: dict[str, Any] = {"dealer_seat": 0, "dealer_level": 7, "attacker_level": 4, "score": 0}
+    args[field] = value
+    with pytest.raises(ValueError, match=field):
+        settle_hand(rules=DEFAULT_RULES, **args)
+
+
+@pytest.mark.parametrize(("seat", "partner", "next_"), [(0, 2, 1), (1, 3, 2), (2, 0, 3), (3, 1, 0)])
+def test_next_dealer_by_seat(seat: int, partner: int, next_: int) -> None:
+    assert settle(DEFAULT_RULES, 7, 4, 75, seat).next_dealer == partner
+    assert settle(DEFAULT_RULES, 7, 4, 80, seat).next_dealer == next_
+
+
+def test_scores_above_200() -> None:
+    # R9.1 "依此类推": 600 points is +13; R9.6: A caps it (g_eff 12), END-LITERAL ends the game instead.
+    capped = settle(DEFAULT_RULES, 7, 2, 600)
+    assert (capped.g, capped.g_eff, capped.attacker_level_after, capped.game_over, capped.K) == (
+        13,
+        12,
+        14,
+        False,
+        12,
+    )
+    ended = settle(LITERAL, 7, 2, 600)
+    assert (ended.g_eff, ended.attacker_level_after, ended.game_over, ended.game_winner) == (
+        13,
+        None,
+        True,
+        Side.ATTACKERS,
+    )
+    assert ended.dealer_level_after == 7
+    assert ended.K == 12
+
+
+def test_level_two_dealer_team() -> None:
+    result = settle(DEFAULT_RULES, 2, 2, 0)
+    assert (result.dealer_level_after, result.attacker_level_after, result.next_level) == (5, 2, 5)
+
+
+def test_dealer_team_at_ace_wins_the_game_with_any_winning_score() -> None:
+    for score in range(0, 80, 5):
+        result = settle(DEFAULT_RULES, 14, 9, score)
+        assert result.game_over
+        assert result.game_winner is Side.DEALER_TEAM
+        assert result.next_level is None
+        assert result.g_eff == result.g  # R12.5 last ambiguity: passing A at the end is not capped
+
+
+def test_attackers_at_ace_take_over_but_stay_at_ace() -> None:
+    result = settle(DEFAULT_RULES, 9, 14, 200)
+    assert (result.take_over, result.g, result.g_eff, result.K) == (True, 3, 0, 1)
+    assert (result.attacker_level_after, result.next_level, result.game_over) == (14, 14, False)
+    literal = settle(LITERAL, 9, 14, 120)
+    assert (literal.game_over, literal.game_winner, literal.attacker_level_after) == (
+        True,
+        Side.ATTACKERS,
+        None,
+    )
+    assert settle(LITERAL, 9, 14, 115).game_over is False
+
+
+def test_attackers_beating_a_dealer_team_at_ace_leaves_it_at_ace() -> None:
+    result = settle(DEFAULT_RULES, 14, 5, 80)
+    assert (result.dealer_level_after, result.attacker_level_after, result.next_level) == (14, 5, 5)
+    assert not result.game_over
+
+
+MUST_5_10_K = dataclasses.replace(DEFAULT_RULES, must_play=frozenset({5, 10, 13}))
+
+
+@pytest.mark.parametrize(
+    ("dealer_level", "attacker_level", "score", "winner_after", "g_eff"),
+    [
+        (3, 2, 0, 5, 2),  # the dealer team stops at 5
+        (5, 2, 0, 8, 3),  # 5 was played as dealer: +3, the next cap 10 is not reached
+        (8, 2, 0, 10, 2),  # stops at 10
+        (10, 2, 0, 13, 3),  # lands exactly on K
+        (13, 2, 5, 14, 1),  # K played; A is always must-play under END-REC
+        (7, 5, 240, 5, 0),  # attackers standing on 5 take over and stay there
+        (7, 4, 240, 5, 1),  # attackers at 4 stop at 5
+        (7, 12, 200, 13, 1),  # attackers at Q stop at K
+        (7, 13, 200, 13, 0),  # attackers standing on K stay there
+    ],
+)
+def test_must_play_5_10_k(
+    dealer_level: int, attacker_level: int, score: int, winner_after: int, g_eff: int
+) -> None:
+    result = settle(MUST_5_10_K, dealer_level, attacker_level, score)
+    after = result.dealer_level_after if score < 80 else result.attacker_level_after
+    assert (after, result.g_eff, result.next_level) == (winner_after, g_eff, winner_after)
+    assert min(level_gain(score) + 1, g_eff + 1) == result.K
+
+
+@pytest.mark.parametrize(
+    ("dealer_level", "score", "level_after"),
+    [(12, 40, 13), (12, 5, 14), (12, 0, None), (13, 40, 14), (13, 5, None), (13, 0, None), (14, 75, None)],
+)
+def test_end_literal_from_q_and_k(dealer_level: int, score: int, level_after: int | None) -> None:
+    result = settle(LITERAL, dealer_level, 4, score)
+    assert result.dealer_level_after == level_after
+    assert result.game_over is (level_after is None)
+    assert result.game_winner is (Side.DEALER_TEAM if level_after is None else None)
+
+
+def test_end_literal_keeps_caps_below_ace() -> None:
+    rules = dataclasses.replace(LITERAL, must_play=frozenset({13}))
+    assert settle(rules, 12, 4, 0).dealer_level_after == 13
+    assert settle(rules, 13, 4, 0).game_over  # K played as dealer; nothing above it caps the gain
+
+
+def test_must_play_levels() -> None:
+    assert must_play_levels(RULEBOOK_003) == {10, 14}
+    assert must_play_levels(RULEBOOK_000) == frozenset()
+    assert must_play_levels(DEFAULT_RULES) == {14}
+
+
+def test_capped_level_rejects_a_negative_gain() -> None:
+    with pytest.raises(ValueError, match="gain"):
+        capped_level(must_play=frozenset(), level=5, gain=-1, was_dealer=True)
+
+
+def _gain(before: int, after: int | None) -> float:
+    """Levels a team gained; going past A (None) beats any finite gain."""
+    return math.inf if after is None else after - before
+
+
+@given(rules=RULESETS, dealer_level=LEVELS, attacker_level=LEVELS, seat=st.integers(0, 3))
+def test_settlement_is_monotone_in_the_score(
+    rules: Rules, dealer_level: int, attacker_level: int, seat: int
+) -> None:
+    results = [settle(rules, dealer_level, attacker_level, score, seat) for score in range(0, 805, 5)]
+    winners = [result.winner_side for result in results]
+    assert winners == sorted(winners, key=lambda side: side is Side.ATTACKERS)  # switches once, at most
+    dealer_gains = [_gain(dealer_level, result.dealer_level_after) for result in results]
+    attacker_gains = [_gain(attacker_level, result.attacker_level_after) for result in results]
+    assert dealer_gains == sorted(dealer_gains, reverse=True)
+    assert attacker_gains == sorted(attacker_gains)
+
+
+@given(rules=RULESETS, dealer_level=LEVELS, attacker_level=LEVELS, score=SCORES, seat=st.integers(0, 3))
+def test_settlement_invariants(
+    rules: Rules, dealer_level: int, attacker_level: int, score: int, seat: int
+) -> None:
+    result = settle(rules, dealer_level, attacker_level, score, seat)
+    dealer_won = score < 80
+    before = dealer_level if dealer_won else attacker_level
+    after = result.dealer_level_after if dealer_won else result.attacker_level_after
+    reached = before + result.g_eff  # above 14 when the team went past A
+    caps = rules.must_play | ({14} if rules.end is EndRule.DEALER_AT_ACE else set())
+    # The losing team's level never moves.
+    assert (result.attacker_level_after if dealer_won else result.dealer_level_after) == (
+        attacker_level if dealer_won else dealer_level
+    )
+    assert 0 <= result.g_eff <= result.g
+    assert after == (None if reached > 14 else reached)
+    # R9.5: nobody jumps over a must-play level; a shortened gain stops on one (or stays on one).
+    assert not any(before < cap < reached for cap in caps)
+    if result.g_eff < result.g:
+        assert reached in caps
+    # R9.6
+    assert result.game_over is (after is None) is (result.next_level is None)
+    assert result.game_winner is (result.winner_side if result.game_over else None)
+    if result.game_over and rules.end is EndRule.DEALER_AT_ACE:
+        assert dealer_won and dealer_level == 14
+    # R9.3, R9.4: the winners deal next, at their new level.
+    partners = {seat, (seat + 2) % 4}
+    assert (result.next_dealer in partners) is dealer_won
+    assert result.next_level == after
+    assert score_coefficient(score, g_eff=result.g_eff) == result.K
+    assert 1 <= result.K <= min(12, result.g_eff + 1)
