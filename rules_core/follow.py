@@ -110,6 +110,7 @@ def _shortfall(steps: tuple[int, ...], hand: Profile, play: Profile) -> Violatio
     pairs, which the two-deck card counts keep small even for adversarial 25-card throws.
     """
     memo: dict[tuple[int, Profile], Violation | None] = {}
+    owed_after = [sum(steps[i:]) for i in range(len(steps) + 1)]
 
     def search(i: int, hand: Profile, play: Profile) -> Violation | None:
         key = (i, play)  # the hand's profile is determined by i and what is left of the play
@@ -118,8 +119,10 @@ def _shortfall(steps: tuple[int, ...], hand: Profile, play: Profile) -> Violatio
         return memo[key]
 
     def step(i: int, hand: Profile, play: Profile) -> Violation | None:
-        if i == len(steps):
+        if i == len(steps) or play == hand:  # with every pair of the hand in the play, all is met
             return None
+        if sum(play) < min(owed_after[i], sum(hand)):  # each step spends min(k, pairs held) of both
+            return Violation.MUST_PLAY_PAIR
         k = steps[i]
         if k == 1:  # only pair steps remain, each owing a pair while the hand has one (R5.3 rule 2)
             owed = min(len(steps) - i, sum(hand))

@@ -12,13 +12,18 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from itertools import combinations, islice
 
-from rules_core.cards import NUM_FACES, Hand
+from rules_core.cards import Hand
 from rules_core.forced_quit import default_layout
 from rules_core.shapes import decompose
 from rules_core.trump import TrumpContext
 
 MAX_LIMIT = 1000
 """The most plays one listing returns, whatever the caller asks: it bounds the cost of a request."""
+
+
+CANDIDATE_BUDGET = 8
+"""Candidates examined per play asked for: different choices can give the same play, and the budget
+keeps a listing's cost proportional to its limit whatever the hand."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,7 +33,7 @@ class PlayList:
     plays: tuple[tuple[int, ...], ...]
     """Distinct plays, each sorted by face, in generation order."""
     truncated: bool
-    """True when more legal plays exist than were listed."""
+    """True when the listing may be incomplete: more plays exist, or the candidate budget ran out."""
 
 
 def legal_plays(ctx: TrumpContext, *, hand: Hand, lead: Sequence[int] = (), limit: int = 100) -> PlayList:
@@ -37,9 +42,9 @@ def legal_plays(ctx: TrumpContext, *, hand: Hand, lead: Sequence[int] = (), limi
         raise ValueError(f"limit must be 1..{MAX_LIMIT}, got {limit}")
     source = _follows(ctx, hand, lead) if lead else _leads(ctx, hand)
     seen: dict[tuple[int, ...], None] = {}
-    for play in source:
+    for tried, play in enumerate(source):  # distinct plays, within a budget of candidates
         seen.setdefault(tuple(sorted(play)), None)
-        if len(seen) > limit:
+        if len(seen) > limit or tried >= CANDIDATE_BUDGET * limit:
             return PlayList(tuple(islice(seen, limit)), True)
     return PlayList(tuple(seen), False)
 
@@ -93,15 +98,23 @@ def _follows(ctx: TrumpContext, hand: Hand, lead: Sequence[int]) -> Iterator[tup
             yield (*own, *extra)
         return
     steps = tuple(c.pairs for c in led.components if c.pairs >= 1)
-    for chosen, remaining in _structures(ctx, steps, own):
+    for chosen, remaining in _structures(ctx, steps, own, set()):
         for extra in _multiset_choices(remaining, n - len(chosen)):
             yield (*chosen, *extra)
 
 
 def _structures(
-    ctx: TrumpContext, steps: tuple[int, ...], cards: list[int]
+    ctx: TrumpContext, steps: tuple[int, ...], cards: list[int], visited: set[tuple[int, tuple[int, ...]]]
 ) -> Iterator[tuple[list[int], list[int]]]:
-    """Every way the R5.3 procedure can meet ``steps`` from ``cards``: (structured cards, cards left)."""
+    """Every way the R5.3 procedure can meet ``steps`` from ``cards``: (structured cards, cards left).
+
+    ``visited`` holds the (steps left, cards left) states already expanded: choices taken in another
+    order reach the same state, and expanding it again would only repeat plays.
+    """
+    state = (len(steps), tuple(cards))
+    if state in visited:
+        return
+    visited.add(state)
     if not steps:
         yield [], cards
         return
@@ -109,14 +122,17 @@ def _structures(
     k = steps[0]
     if k == 1:  # the remaining steps all owe a pair while one is held; the order does not matter
         for chosen in combinations(pairs, min(len(steps), len(pairs))):
-            yield _spend(cards, chosen)
+            structured, left = _spend(cards, chosen)
+            if (0, tuple(left)) not in visited:
+                visited.add((0, tuple(left)))
+                yield structured, left
         return
     options = list(_runs(ctx, pairs, k))
     if not options:  # no k-tractor: as many pairs as held, up to k
         options = [list(c) for c in combinations(pairs, min(k, len(pairs)))]
     for option in options:
         structured, left = _spend(cards, option)
-        for more, rest in _structures(ctx, steps[1:], left):
+        for more, rest in _structures(ctx, steps[1:], left, visited):
             yield structured + more, rest
 
 
@@ -138,22 +154,27 @@ def _spend(cards: list[int], pair_faces: Sequence[int]) -> tuple[list[int], list
 
 
 def _multiset_choices(cards: list[int], k: int) -> Iterator[tuple[int, ...]]:
-    """Distinct k-card sub-multisets of ``cards``, in the order of ``cards`` (lexicographic by position)."""
+    """Distinct k-card sub-multisets of ``cards``, in the order of ``cards`` (lexicographic by position).
+
+    Branches that cannot reach k cards are cut, so each yielded choice costs O(len(cards)).
+    """
     counts: dict[int, int] = {}
     for face in cards:
         counts[face] = counts.get(face, 0) + 1
     faces = list(counts)
+    after = [0] * (len(faces) + 1)  # cards available from position i on
+    for i in range(len(faces) - 1, -1, -1):
+        after[i] = after[i + 1] + counts[faces[i]]
 
     def pick(i: int, k: int) -> Iterator[tuple[int, ...]]:
         if k == 0:
             yield ()
             return
-        if i == len(faces):
+        if after[i] < k:
             return
         face = faces[i]
         for take in range(min(counts[face], k), -1, -1):
             for tail in pick(i + 1, k - take):
                 yield (face,) * take + tail
 
-    if 0 <= k <= NUM_FACES * 2:
-        yield from pick(0, k)
+    yield from pick(0, k)

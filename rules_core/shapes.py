@@ -136,37 +136,61 @@ def split_pairs(ctx: TrumpContext, pair_faces: Sequence[int]) -> tuple[list[list
     (off-suit level pairs) are used in suit order S, H, C, D.
     """
     strength = ctx.strength
-    pool = sorted(pair_faces, key=ctx.order.__getitem__, reverse=True)
+    by_rung: dict[int, list[int]] = {}
+    for face in sorted(pair_faces, key=ctx.order.__getitem__, reverse=True):
+        by_rung.setdefault(strength[face], []).append(face)
     tractors: list[list[int]] = []
-    while True:
-        best = max(runs(strength[f] for f in pool), key=lambda r: (r[1], r[0]), default=(0, 0))
-        top, length = best
-        if length < 2:
-            return tractors, pool
-        tractor: list[int] = []
-        for s in range(top, top - length, -1):
-            face = next(f for f in pool if strength[f] == s)
-            tractor.append(face)
-            pool.remove(face)
+    while len(by_rung) >= 2:
+        best_top, best_length, top, length, previous = -1, 1, -1, 0, -2
+        for rung in sorted(by_rung, reverse=True):
+            top, length = (top, length + 1) if rung == previous - 1 else (rung, 1)
+            if length > best_length:  # strictly longer: an equal run further down is weaker
+                best_top, best_length = top, length
+            previous = rung
+        if best_length < 2:
+            break
+        tractor = []
+        for rung in range(best_top, best_top - best_length, -1):
+            tractor.append(by_rung[rung].pop(0))
+            if not by_rung[rung]:
+                del by_rung[rung]
         tractors.append(tractor)
+    return tractors, [face for rung in sorted(by_rung, reverse=True) for face in by_rung[rung]]
 
 
 def decompose(ctx: TrumpContext, faces: Sequence[int]) -> Decomposition:
-    """Split cards (faces with repeats, at most two of a face) into components (R3.6)."""
-    category = ctx.category
+    """Split cards (faces with repeats, at most two of a face) into components (R3.6).
+
+    On the hot path of every check, so the common shapes (one card, one pair, no pairs) skip the
+    tractor search.
+    """
+    category, strength, order = ctx.category, ctx.strength, ctx.order
+    if len(faces) == 1 or (len(faces) == 2 and faces[0] == faces[1]):
+        face = faces[0]
+        return Decomposition(
+            category[face], (Component(len(faces) - 1, strength[face], order[face], tuple(faces)),)
+        )
     counts: dict[int, int] = {}
     for face in faces:
         counts[face] = counts.get(face, 0) + 1
-    cats = {category[face] for face in counts}
-    if len(cats) != 1:
+    cat = category[faces[0]] if faces else None
+    if any(category[face] != cat for face in counts):
         return Decomposition(category=None, components=())
-    strength, order = ctx.strength, ctx.order
-    tractors, pairs = split_pairs(ctx, [f for f, n in counts.items() if n >= 2])
-    components = [
-        Component(len(t), strength[t[0]], order[t[0]], tuple(f for face in t for f in (face, face)))
-        for t in tractors
-    ]
-    components += [Component(1, strength[f], order[f], (f, f)) for f in pairs]
-    components += [Component(0, strength[f], order[f], (f,)) for f, n in counts.items() if n == 1]
-    components.sort(key=lambda c: (c.pairs, c.order), reverse=True)
-    return Decomposition(category=cats.pop(), components=tuple(components))
+    pair_faces = [f for f, n in counts.items() if n >= 2]
+    components = [Component(0, strength[f], order[f], (f,)) for f, n in counts.items() if n == 1]
+    if len(pair_faces) == 1:
+        f = pair_faces[0]
+        components.append(Component(1, strength[f], order[f], (f, f)))
+    elif pair_faces:
+        tractors, pairs = split_pairs(ctx, pair_faces)
+        components += [
+            Component(len(t), strength[t[0]], order[t[0]], tuple(f for face in t for f in (face, face)))
+            for t in tractors
+        ]
+        components += [Component(1, strength[f], order[f], (f, f)) for f in pairs]
+    components.sort(key=_grade_order, reverse=True)
+    return Decomposition(category=cat, components=tuple(components))
+
+
+def _grade_order(component: Component) -> tuple[int, int]:
+    return component.pairs, component.order

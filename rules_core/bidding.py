@@ -1,0 +1,459 @@
+"""Trump declaration during the deal: acts, stages, the overturn multiplier and the first dealer (R10).
+
+:func:`resolve_declarations` replays the declarations of one deal in time order. Each attempted act is
+either accepted, with its R10.3 label, or rejected with a :class:`BidRejection`; a rejected act changes
+nothing, exactly as if it had not been made. The answer is the contract, the overturn multiplier O
+(R10.5) and, in the first hand, the dealer (R10.6, R10.8).
+
+Readings chosen where RULES.md is silent (each is pinned by a test):
+
+* A declaration shows one level card or one identical pair; anything else is rejected. The A2
+  self-reinforce may be sent as the second copy alone (the worked cases' form) or as the whole pair.
+* A4 (self-overturn) is open to the A1 declarer while his own contract stands, reinforced or not (the
+  literal R10.3 reading). Nobody else may overturn a contract he set himself (``OWN_CONTRACT``): 自反 is
+  defined only from one shown card, and 反 means overturning someone else.
+* Shown cards stay in the hand (R10.2), so the copies shown in accepted acts are public: a seat cannot
+  show a copy that another seat has already shown (``CARD_SHOWN_ELSEWHERE``).
+* BID-STAGES UNLIMITED: the pair stage may repeat. Any other player's level pair of a suit other than the
+  trump overturns a suit contract, any number of times; jokers still outrank level cards (a level pair
+  never overturns a joker no-trump) and each joker pair still needs a higher stage. O is capped at 8.
+* Checks run in a fixed order, so each rejection has one reason: the cards' shape and the ruleset, then
+  which act R10.3 makes of them, then the holdings (R10.1, R10.2), then the stage (R10.4).
+
+>>> from rules_core.cards import parse_cards
+>>> from rules_core.rules import DEFAULT_RULES
+>>> shown = (["H3"], ["S3", "S3"], ["SJ", "SJ"])
+>>> acts = [Declaration(seat=seat, cards=parse_cards(names)) for seat, names in enumerate(shown)]
+>>> result = resolve_declarations(rules=DEFAULT_RULES, level=3, sequence=acts, first_hand=True)
+>>> result.contract, result.overturn_multiplier, result.dealer, [str(act) for act in result.acts]
+(None, 4, 2, ['A1', 'A3', 'A6'])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from enum import IntEnum, StrEnum
+from typing import Final
+
+from rules_core.cards import (
+    BIG_JOKER,
+    COPIES,
+    EMPTY_HAND,
+    HAND_SIZE,
+    NUM_FACES,
+    PLAYERS,
+    SMALL_JOKER,
+    Hand,
+    Suit,
+    format_card,
+    format_cards,
+    format_rank,
+    hand_of,
+    rank_of,
+    suit_of,
+)
+from rules_core.rules import BidSet, BidStages, FirstDealer, Rules
+
+MAX_OVERTURN_MULTIPLIER: Final = 8
+"""R10.5: O is at most 8 (three overturns)."""
+
+
+class Act(StrEnum):
+    """The declaration acts of R10.3."""
+
+    A1_SINGLE = "A1"
+    """One level card when nothing is declared: T := its suit."""
+    A2_REINFORCE = "A2"
+    """The A1 declarer shows the second copy of his card: T stays, now a pair."""
+    A3_OVERTURN = "A3"
+    """Another player shows a level pair of a suit other than T: T := that suit."""
+    A4_SELF_OVERTURN = "A4"
+    """The A1 declarer shows a level pair of another suit, or (BID-SET 003) a joker pair for NT."""
+    A5_DIRECT_PAIR = "A5"
+    """BID-SET 003: a level pair when nothing is declared."""
+    A6_SMALL_JOKER_NT = "A6"
+    """BID-SET 003: SJ SJ, declaring or overturning to no-trump."""
+    A7_BIG_JOKER_NT = "A7"
+    """BID-SET 003: BJ BJ, declaring or overturning to no-trump."""
+
+
+class BidRejection(StrEnum):
+    """Why an attempted declaration is rejected."""
+
+    WRONG_CARD_COUNT = "WRONG_CARD_COUNT"
+    """A declaration shows one card or one pair (R10.3)."""
+    NOT_A_PAIR = "NOT_A_PAIR"
+    """Two cards that are not the same face."""
+    NOT_LEVEL_CARDS = "NOT_LEVEL_CARDS"
+    """Not a card of the level rank, nor a joker pair; a single joker declares nothing (R10.2)."""
+    NOT_IN_RULESET = "NOT_IN_RULESET"
+    """A joker pair or a direct pair under BID-SET 000, which has only A1–A4 (R10.3)."""
+    STAGE_USED = "STAGE_USED"
+    """The act's stage has already been executed (R10.4)."""
+    STAGE_NOT_HIGHER = "STAGE_NOT_HIGHER"
+    """The act's stage is below the stage already reached (R10.4)."""
+    ALREADY_DECLARED = "ALREADY_DECLARED"
+    """BID-STAGES UNLIMITED: a single card declares only while nothing is declared (A1)."""
+    SAME_SUIT = "SAME_SUIT"
+    """A pair overturn must name a suit other than the current trump (R10.3 A3)."""
+    NOT_THE_DECLARER = "NOT_THE_DECLARER"
+    """Only the A1 declarer may add a card to the trump suit's single (R10.3 A2)."""
+    NOTHING_TO_REINFORCE = "NOTHING_TO_REINFORCE"
+    """The declarer's single was already reinforced, or no longer stands as the contract (R10.3 A2)."""
+    OWN_CONTRACT = "OWN_CONTRACT"
+    """A player overturns a contract he set himself, other than by A4 from his own single."""
+    CARDS_NOT_HELD = "CARDS_NOT_HELD"
+    """The seat has not received the cards it shows (R10.1); A2 needs both copies."""
+    CARD_SHOWN_ELSEWHERE = "CARD_SHOWN_ELSEWHERE"
+    """Another seat has already shown a copy this act needs (R10.2: shown cards stay in the hand)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Declaration:
+    """One attempted act: ``seat`` lays down ``cards``; ``hand``, when given, is what it has received so far.
+
+    For a self-reinforce, ``cards`` is the second copy alone or the whole pair.
+    Raises ValueError on malformed input: a seat outside 0..3, no cards, an unknown face, a third copy,
+    or a ``hand`` that is not a count vector of at most 25 cards.
+    """
+
+    seat: int
+    cards: tuple[int, ...]
+    hand: Hand | None = None
+
+    def __post_init__(self) -> None:
+        if isinstance(self.seat, bool) or not isinstance(self.seat, int) or not 0 <= self.seat < PLAYERS:
+            raise ValueError(f"seat must be 0..{PLAYERS - 1}, got {self.seat!r}")
+        if not self.cards:
+            raise ValueError(f"seat {self.seat} declares with no cards")
+        hand_of(self.cards)  # unknown faces and third copies
+        if self.hand is not None:
+            _validate_hand(self.hand)
+
+
+@dataclass(frozen=True, slots=True)
+class Rejection:
+    """A rejected act: its index in the sequence, the typed reason and a message for people."""
+
+    index: int
+    reason: BidRejection
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class Bidding:
+    """The outcome of a deal's declarations."""
+
+    contract: Suit | None
+    """The trump suit, or None for no-trump (also when nobody declared, R10.8)."""
+    declared: bool
+    """Whether any act was accepted."""
+    overturns: int
+    """Accepted overturns: A3, A4, and A6/A7 after a declaration (R10.5)."""
+    overturn_multiplier: int
+    """O = 2^overturns, 1..8 (R10.5)."""
+    dealer: int | None
+    """First hand: the dealer by R10.6/R10.8. Later hands: the rotation dealer passed in (R10.7)."""
+    first_declarer: int | None
+    """The seat of the first accepted act (FIRST-DEALER 000)."""
+    last_changer: int | None
+    """The seat of the last accepted contract-changing act, A2 excluded (FIRST-DEALER 003)."""
+    stage: int
+    """The stage of the last accepted act (R10.4): 0 = none, 1 single, 2 pair, 3 SJ SJ, 4 BJ BJ."""
+    acts: tuple[Act | None, ...]
+    """One entry per attempted act: its label, or None when rejected."""
+    rejections: tuple[Rejection, ...]
+    """The rejected acts, in sequence order."""
+
+    @property
+    def rejected(self) -> tuple[int, ...]:
+        """The indices of the rejected acts."""
+        return tuple(rejection.index for rejection in self.rejections)
+
+
+class _Kind(IntEnum):
+    """What a declaration shows; the value is its R10.4 stage (A2 aside, which is stage 2)."""
+
+    LEVEL_SINGLE = 1
+    LEVEL_PAIR = 2
+    SMALL_JOKER_PAIR = 3
+    BIG_JOKER_PAIR = 4
+
+
+_SUIT_NAMES: Final = {Suit.S: "spades", Suit.H: "hearts", Suit.C: "clubs", Suit.D: "diamonds"}
+_OVERTURNS: Final = frozenset(
+    {Act.A3_OVERTURN, Act.A4_SELF_OVERTURN, Act.A6_SMALL_JOKER_NT, Act.A7_BIG_JOKER_NT}
+)
+_OPENING: Final = {
+    _Kind.LEVEL_SINGLE: Act.A1_SINGLE,
+    _Kind.LEVEL_PAIR: Act.A5_DIRECT_PAIR,
+    _Kind.SMALL_JOKER_PAIR: Act.A6_SMALL_JOKER_NT,
+    _Kind.BIG_JOKER_PAIR: Act.A7_BIG_JOKER_NT,
+}
+_JOKER_NT: Final = {_Kind.SMALL_JOKER_PAIR: Act.A6_SMALL_JOKER_NT, _Kind.BIG_JOKER_PAIR: Act.A7_BIG_JOKER_NT}
+
+
+class _RejectError(Exception):
+    """Internal control flow: the act being checked is rejected (never escapes this module)."""
+
+    def __init__(self, reason: BidRejection, message: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+        self.message = message
+
+
+@dataclass(frozen=True, slots=True)
+class _State:
+    """The bidding so far; only accepted acts move it."""
+
+    contract: Suit | None = None
+    declared: bool = False
+    stage: int = 0
+    declarer: int | None = None
+    """The A1 declarer, who alone may reinforce (A2) or self-overturn (A4)."""
+    single_suit: Suit | None = None
+    """The suit of the A1 single."""
+    single_stands: bool = False
+    """The contract is still the A1 declarer's (A1, perhaps reinforced by A2)."""
+    reinforced: bool = False
+    owner: int | None = None
+    """The last contract changer."""
+    first: int | None = None
+    overturns: int = 0
+    shown: tuple[Hand, ...] = (EMPTY_HAND,) * PLAYERS
+    """Per seat, the copies of each face it has shown in accepted acts (R10.2: they stay in the hand)."""
+
+
+def resolve_declarations(
+    *,
+    rules: Rules,
+    level: int,
+    sequence: Sequence[Declaration],
+    first_hand: bool,
+    first_seated: int = 0,
+    dealer: int | None = None,
+) -> Bidding:
+    """Replay one deal's declarations in time order (R10.3–R10.8).
+
+    ``first_seated`` is the first hand's dealer when nobody declares (R10.8); ``dealer`` is the rotation
+    dealer of a later hand (R10.7) and must be None in the first hand, whose dealer the bidding decides.
+    """
+    _validate_context(level=level, first_hand=first_hand, first_seated=first_seated, dealer=dealer)
+    state = _State()
+    acts: list[Act | None] = []
+    rejections: list[Rejection] = []
+    for index, declaration in enumerate(sequence):
+        try:
+            act, kind, face = _judge(rules, level, state, declaration)
+        except _RejectError as error:
+            acts.append(None)
+            shown = f"seat {declaration.seat} shows {format_cards(declaration.cards)}"
+            rejections.append(Rejection(index, error.reason, f"{shown}: {error.message}"))
+            continue
+        acts.append(act)
+        state = _apply(state, act, kind, face, declaration.seat)
+    return Bidding(
+        contract=state.contract,
+        declared=state.declared,
+        overturns=state.overturns,
+        overturn_multiplier=min(MAX_OVERTURN_MULTIPLIER, 2**state.overturns),
+        dealer=_dealer(rules, state, first_hand=first_hand, first_seated=first_seated, dealer=dealer),
+        first_declarer=state.first,
+        last_changer=state.owner,
+        stage=state.stage,
+        acts=tuple(acts),
+        rejections=tuple(rejections),
+    )
+
+
+def _validate_hand(hand: Hand) -> None:
+    """A hand so far is a 54-count vector of 0..2 copies with at most 25 cards (R1.6)."""
+    if len(hand) != NUM_FACES or any(not 0 <= count <= COPIES for count in hand):
+        raise ValueError(f"a hand must be {NUM_FACES} counts of 0..{COPIES}")
+    if sum(hand) > HAND_SIZE:
+        raise ValueError(f"a hand during the deal holds at most {HAND_SIZE} cards, got {sum(hand)}")
+
+
+def _validate_context(*, level: int, first_hand: bool, first_seated: int, dealer: int | None) -> None:
+    if not 2 <= level <= 14:
+        raise ValueError(f"level must be 2..14, got {level}")
+    if not 0 <= first_seated < PLAYERS:
+        raise ValueError(f"first_seated must be 0..{PLAYERS - 1}, got {first_seated}")
+    if dealer is not None and not 0 <= dealer < PLAYERS:
+        raise ValueError(f"dealer must be 0..{PLAYERS - 1} or None, got {dealer}")
+    if first_hand and dealer is not None:
+        raise ValueError("the first hand's dealer is decided by the bidding (R10.6); pass dealer=None")
+
+
+def _judge(rules: Rules, level: int, state: _State, declaration: Declaration) -> tuple[Act, _Kind, int]:
+    """The act a declaration makes, or a _RejectError. Order: shape, act, holdings, stage."""
+    kind, face = _kind_of(rules, level, declaration.cards)
+    act = _classify(rules, state, declaration.seat, kind, face)
+    _check_holdings(state, declaration, act, kind, face)
+    _check_stage(rules, state, act, kind)
+    return act, kind, face
+
+
+def _kind_of(rules: Rules, level: int, cards: tuple[int, ...]) -> tuple[_Kind, int]:
+    """What the cards are as a declaration (R10.2, R10.3)."""
+    if len(cards) > 2:
+        raise _RejectError(BidRejection.WRONG_CARD_COUNT, "a declaration is one level card or one pair")
+    face = cards[0]
+    if len(cards) == 2 and cards[1] != face:
+        raise _RejectError(BidRejection.NOT_A_PAIR, "the two cards are not a pair")
+    if face in (SMALL_JOKER, BIG_JOKER):
+        if len(cards) == 1:
+            raise _RejectError(
+                BidRejection.NOT_LEVEL_CARDS, "a single joker declares nothing; jokers go in pairs"
+            )
+        if rules.bid_set is BidSet.BASIC:
+            raise _RejectError(BidRejection.NOT_IN_RULESET, "BID-SET 000 has no joker no-trump")
+        return (_Kind.SMALL_JOKER_PAIR if face == SMALL_JOKER else _Kind.BIG_JOKER_PAIR), face
+    if rank_of(face) != level:
+        raise _RejectError(BidRejection.NOT_LEVEL_CARDS, f"declarations use {format_rank(level)}s (R10.2)")
+    return (_Kind.LEVEL_SINGLE if len(cards) == 1 else _Kind.LEVEL_PAIR), face
+
+
+def _classify(rules: Rules, state: _State, seat: int, kind: _Kind, face: int) -> Act:
+    """Name the act (R10.3) from the bidding so far; refuse acts that R10.3 does not define."""
+    if not state.declared:
+        if kind is _Kind.LEVEL_PAIR and rules.bid_set is BidSet.BASIC:
+            raise _RejectError(
+                BidRejection.NOT_IN_RULESET, "BID-SET 000 has no direct pair: show one card first"
+            )
+        return _OPENING[kind]
+    suit = suit_of(face)
+    own_single = state.single_stands and seat == state.declarer
+    if kind is _Kind.LEVEL_SINGLE:
+        return _classify_single(rules, state, seat, suit, own_single)
+    if kind is _Kind.LEVEL_PAIR and suit is state.contract:
+        if own_single:
+            return _reinforce(state)
+        raise _RejectError(
+            BidRejection.SAME_SUIT, f"{_suit_name(suit)} are already trump; overturn to another suit"
+        )
+    if own_single:
+        return Act.A4_SELF_OVERTURN
+    if seat == state.owner:
+        raise _RejectError(
+            BidRejection.OWN_CONTRACT,
+            "the seat set this contract itself; only the A1 declarer may self-overturn (A4)",
+        )
+    return _JOKER_NT.get(kind, Act.A3_OVERTURN)
+
+
+def _classify_single(rules: Rules, state: _State, seat: int, suit: Suit | None, own_single: bool) -> Act:
+    """After a declaration a single level card can only be the A1 declarer's reinforce (A2)."""
+    if own_single and suit is state.contract:
+        return _reinforce(state)
+    if suit is state.contract:
+        if state.single_stands:
+            raise _RejectError(
+                BidRejection.NOT_THE_DECLARER, f"only seat {state.declarer} may reinforce its single"
+            )
+        raise _RejectError(BidRejection.NOTHING_TO_REINFORCE, "the contract is not a single to reinforce")
+    if seat == state.declarer and suit is state.single_suit:
+        raise _RejectError(
+            BidRejection.NOTHING_TO_REINFORCE, f"{_suit_name(suit)} are no longer the contract"
+        )
+    if rules.bid_stages is BidStages.UNLIMITED:
+        raise _RejectError(
+            BidRejection.ALREADY_DECLARED, "a single card declares only while nothing is declared"
+        )
+    raise _stage_error(state, _Kind.LEVEL_SINGLE)
+
+
+def _reinforce(state: _State) -> Act:
+    if state.reinforced:
+        raise _RejectError(BidRejection.NOTHING_TO_REINFORCE, "the declaration is already a pair")
+    return Act.A2_REINFORCE
+
+
+def _needed(act: Act, kind: _Kind) -> int:
+    """Copies of the shown face the seat must hold: A2 needs the earlier copy too (R10.1)."""
+    return COPIES if act is Act.A2_REINFORCE or kind is not _Kind.LEVEL_SINGLE else 1
+
+
+def _check_holdings(state: _State, declaration: Declaration, act: Act, kind: _Kind, face: int) -> None:
+    """The seat must hold what it shows, and nobody else may have shown those copies (R10.1, R10.2)."""
+    needed = _needed(act, kind)
+    card = format_card(face)
+    if declaration.hand is not None and declaration.hand[face] < needed:
+        held = declaration.hand[face]
+        raise _RejectError(
+            BidRejection.CARDS_NOT_HELD,
+            f"{act} needs {needed} {card} received so far, the seat holds {held} (R10.1)",
+        )
+    others = [seat for seat, shown in enumerate(state.shown) if seat != declaration.seat and shown[face]]
+    if needed + sum(state.shown[seat][face] for seat in others) > COPIES:
+        seats = ", ".join(f"seat {seat}" for seat in others)
+        raise _RejectError(
+            BidRejection.CARD_SHOWN_ELSEWHERE, f"{card} has already been shown by {seats} (R10.2)"
+        )
+
+
+def _stage_of(act: Act, kind: _Kind) -> int:
+    """R10.4: single 1; A2 and level pairs 2; SJ SJ 3; BJ BJ 4."""
+    return 2 if act is Act.A2_REINFORCE else int(kind)
+
+
+def _check_stage(rules: Rules, state: _State, act: Act, kind: _Kind) -> None:
+    """R10.4 under STAGED; under UNLIMITED level-pair overturns may also repeat the pair stage."""
+    stage = _stage_of(act, kind)
+    if stage > state.stage:
+        return
+    repeat = stage == state.stage == _Kind.LEVEL_PAIR and act in (Act.A3_OVERTURN, Act.A4_SELF_OVERTURN)
+    if rules.bid_stages is BidStages.UNLIMITED and repeat:
+        return
+    raise _stage_error(state, stage)
+
+
+_STAGE_NAMES: Final = ("nothing", "a single", "a pair", "SJ SJ", "BJ BJ")
+
+
+def _stage_error(state: _State, stage: int) -> _RejectError:
+    reason = BidRejection.STAGE_USED if stage == state.stage else BidRejection.STAGE_NOT_HIGHER
+    message = (
+        f"{_STAGE_NAMES[stage]} (stage {stage}) cannot follow {_STAGE_NAMES[state.stage]}"
+        f" (stage {state.stage}): each stage once, in rising order (R10.4)"
+    )
+    return _RejectError(reason, message)
+
+
+def _apply(state: _State, act: Act, kind: _Kind, face: int, seat: int) -> _State:
+    """The bidding after an accepted act."""
+    counts = list(state.shown[seat])
+    counts[face] = max(counts[face], _needed(act, kind))
+    shown = tuple(tuple(counts) if index == seat else hand for index, hand in enumerate(state.shown))
+    state = replace(state, declared=True, stage=_stage_of(act, kind), shown=shown)
+    if act is Act.A2_REINFORCE:
+        return replace(state, reinforced=True)
+    suit = suit_of(face)
+    if act in _OVERTURNS and state.owner is not None:  # R10.5: changes an earlier declaration
+        return replace(state, contract=suit, owner=seat, single_stands=False, overturns=state.overturns + 1)
+    single = act is Act.A1_SINGLE
+    return replace(
+        state,
+        contract=suit,
+        owner=seat,
+        first=seat,
+        declarer=seat if single else None,
+        single_suit=suit if single else None,
+        single_stands=single,
+    )
+
+
+def _dealer(
+    rules: Rules, state: _State, *, first_hand: bool, first_seated: int, dealer: int | None
+) -> int | None:
+    """R10.6 in the first hand (R10.8 when nobody declared); later hands keep the rotation dealer (R10.7)."""
+    if not first_hand:
+        return dealer
+    if not state.declared:
+        return first_seated
+    return state.first if rules.first_dealer is FirstDealer.FIRST_DECLARER else state.owner
+
+
+def _suit_name(suit: Suit | None) -> str:
+    return "no-trump" if suit is None else _SUIT_NAMES[suit]

@@ -1,0 +1,75 @@
+"""Burying the bottom (底牌, R11): the dealer puts down exactly 8 of his 33 cards.
+
+There is no restriction on which 8: trumps and point cards may be buried (R11.3). An illegal bury is an
+answer, not an exception; only a malformed state (a dealer hand that is not 33 cards, an unknown face, a
+third copy) raises ValueError.
+
+>>> from rules_core.cards import hand_of, hand_size, parse_cards
+>>> hand = hand_of([*range(27), 52, 52, 53, 53, 13, 14])  # 33 cards: S2..CA, jokers, H2 H3 again
+>>> result = check_bury(hand=hand, bury=parse_cards("BJ BJ SJ SJ H2 H2 S5 SK".split()))
+>>> result.legal, hand_size(result.remaining)
+(True, 25)
+>>> check_bury(hand=hand, bury=parse_cards(["BJ", "BJ"])).reason
+<Violation.WRONG_CARD_COUNT: 'WRONG_CARD_COUNT'>
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from rules_core.cards import (
+    BOTTOM_SIZE,
+    COPIES,
+    DEALER_HAND_SIZE,
+    NUM_FACES,
+    Hand,
+    faces_of,
+    format_cards,
+    hand_of,
+    remove,
+)
+from rules_core.verdicts import Violation
+
+
+@dataclass(frozen=True, slots=True)
+class BuryResult:
+    """The verdict on a bury: legal with the dealer's remaining 25 cards, or a typed reason and message."""
+
+    legal: bool
+    reason: Violation | None = None
+    """WRONG_CARD_COUNT or CARDS_NOT_IN_HAND when illegal; None when legal."""
+    message: str = ""
+    remaining: Hand | None = None
+    """The 25-card hand the dealer plays with (R11.2), when legal."""
+    bottom: tuple[int, ...] = ()
+    """The buried faces in face order, when legal."""
+
+
+def check_bury(*, hand: Hand, bury: Sequence[int]) -> BuryResult:
+    """Whether the dealer holding ``hand`` (33 cards, R11.1) may bury ``bury`` (R11.2, R11.3)."""
+    _validate_dealer_hand(hand)
+    buried = hand_of(bury)  # unknown faces and third copies are malformed
+    if len(bury) != BOTTOM_SIZE:
+        return BuryResult(
+            legal=False,
+            reason=Violation.WRONG_CARD_COUNT,
+            message=f"buried {len(bury)} cards; exactly {BOTTOM_SIZE} are buried (R11.2)",
+        )
+    missing = [face for face in range(NUM_FACES) for _ in range(buried[face] - hand[face])]
+    if missing:
+        return BuryResult(
+            legal=False,
+            reason=Violation.CARDS_NOT_IN_HAND,
+            message=f"{format_cards(missing)} not in the dealer's hand",
+        )
+    # R11.3: any 8 cards, trumps and point cards included.
+    return BuryResult(legal=True, remaining=remove(hand, bury), bottom=faces_of(buried))
+
+
+def _validate_dealer_hand(hand: Hand) -> None:
+    """The dealer's hand after taking the bottom is a count vector of exactly 33 cards (R11.1)."""
+    if len(hand) != NUM_FACES or any(not 0 <= count <= COPIES for count in hand):
+        raise ValueError(f"a hand must be {NUM_FACES} counts of 0..{COPIES}")
+    if sum(hand) != DEALER_HAND_SIZE:
+        raise ValueError(f"the dealer buries from {DEALER_HAND_SIZE} cards, got {sum(hand)} (R11.1)")
