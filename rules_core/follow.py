@@ -122,7 +122,8 @@ def _shortfall(steps: tuple[int, ...], hand: Profile, play: Profile) -> Violatio
         if i == len(steps) or play == hand:  # with every pair of the hand in the play, all is met
             return None
         if sum(play) < min(owed_after[i], sum(hand)):  # each step spends min(k, pairs held) of both
-            return Violation.MUST_PLAY_PAIR
+            owes_tractor = steps[i] >= 2 and run_tops(hand, steps[i])
+            return Violation.MUST_PLAY_TRACTOR if owes_tractor else Violation.MUST_PLAY_PAIR
         k = steps[i]
         if k == 1:  # only pair steps remain, each owing a pair while the hand has one (R5.3 rule 2)
             owed = min(len(steps) - i, sum(hand))
