@@ -51,22 +51,37 @@ def check_follow(
             f"must play {owed} card(s) of {CATEGORY_NAMES[category]}, played {in_category}",
             required=_some_cards(ctx, hand, held, owed),
         )
-    if h_size <= n:  # R5.3 applies only when more is held than was led
-        return Legal(decompose(ctx, play))
-    strength = ctx.strength
-    size = ctx.rungs(category)
-    hand_profile = _profile(size, (strength[f] for f in held if hand[f] == 2))
-    play_counts: dict[int, int] = {}
-    for face in play:
-        play_counts[face] = play_counts.get(face, 0) + 1
-    play_profile = _profile(size, (strength[f] for f, c in play_counts.items() if c == 2))
+    shape = decompose(ctx, play)  # the answer carries it; it also settles one-step obligations
     steps = _obligations(led)
-    failure = _shortfall(steps, hand_profile, play_profile)
+    if h_size <= n or not steps:  # R5.3 applies only when more is held than was led
+        return Legal(shape)
+    strength = ctx.strength
+    hand_profile = _profile(ctx.rungs(category), (strength[f] for f in held if hand[f] == 2))
+    if len(steps) == 1:  # one pair or one tractor led: no choices to search
+        failure = _single_shortfall(steps[0], hand_profile, shape)
+    else:
+        play_counts: dict[int, int] = {}
+        for face in play:
+            play_counts[face] = play_counts.get(face, 0) + 1
+        pairs = (strength[f] for f, c in play_counts.items() if c == 2)
+        failure = _shortfall(steps, hand_profile, _profile(ctx.rungs(category), pairs))
     if failure is None:
-        return Legal(decompose(ctx, play))
+        return Legal(shape)
     required = owed_structure(ctx, hand, category, steps)
     what = " + ".join(c.describe() for c in required)
     return Illegal(failure, f"must play {_name(failure)} of {CATEGORY_NAMES[category]}: {what}", required)
+
+
+def _single_shortfall(k: int, hand: Profile, play: Decomposition) -> Violation | None:
+    """R5.3 rules 2 and 3 for a one-component lead of k pairs, read off the play's decomposition.
+
+    The greedy decomposition takes the longest run first, so the play holds a k-run exactly when its
+    first component has at least k pairs.
+    """
+    if k >= 2 and run_tops(hand, k):
+        return None if play.components[0].pairs >= k else Violation.MUST_PLAY_TRACTOR
+    owed = min(k, sum(hand))
+    return None if sum(c.pairs for c in play.components) >= owed else Violation.MUST_PLAY_PAIR
 
 
 def _name(reason: Violation) -> str:

@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
+from itertools import chain
 
 from rules_core.cards import format_cards
 from rules_core.trump import TrumpContext
@@ -136,6 +137,9 @@ def split_pairs(ctx: TrumpContext, pair_faces: Sequence[int]) -> tuple[list[list
     (off-suit level pairs) are used in suit order S, H, C, D.
     """
     strength = ctx.strength
+    if len(pair_faces) == 2:  # the commonest case: one 2-tractor or two separate pairs
+        high, low = sorted(pair_faces, key=ctx.order.__getitem__, reverse=True)
+        return ([[high, low]], []) if strength[high] - strength[low] == 1 else ([], [high, low])
     by_rung: dict[int, list[int]] = {}
     for face in sorted(pair_faces, key=ctx.order.__getitem__, reverse=True):
         by_rung.setdefault(strength[face], []).append(face)
@@ -170,12 +174,14 @@ def decompose(ctx: TrumpContext, faces: Sequence[int]) -> Decomposition:
         return Decomposition(
             category[face], (Component(len(faces) - 1, strength[face], order[face], tuple(faces)),)
         )
+    if not faces:
+        return Decomposition(category=None, components=())
+    cat = category[faces[0]]
     counts: dict[int, int] = {}
     for face in faces:
+        if category[face] != cat:
+            return Decomposition(category=None, components=())
         counts[face] = counts.get(face, 0) + 1
-    cat = category[faces[0]] if faces else None
-    if any(category[face] != cat for face in counts):
-        return Decomposition(category=None, components=())
     pair_faces = [f for f, n in counts.items() if n >= 2]
     components = [Component(0, strength[f], order[f], (f,)) for f, n in counts.items() if n == 1]
     if len(pair_faces) == 1:
@@ -184,12 +190,13 @@ def decompose(ctx: TrumpContext, faces: Sequence[int]) -> Decomposition:
     elif pair_faces:
         tractors, pairs = split_pairs(ctx, pair_faces)
         components += [
-            Component(len(t), strength[t[0]], order[t[0]], tuple(f for face in t for f in (face, face)))
+            Component(len(t), strength[t[0]], order[t[0]], tuple(chain.from_iterable(zip(t, t, strict=True))))
             for t in tractors
         ]
         components += [Component(1, strength[f], order[f], (f, f)) for f in pairs]
-    components.sort(key=_grade_order, reverse=True)
-    return Decomposition(category=cat, components=tuple(components))
+    if len(components) > 1:
+        components.sort(key=_grade_order, reverse=True)
+    return Decomposition(cat, tuple(components))
 
 
 def _grade_order(component: Component) -> tuple[int, int]:
