@@ -4,7 +4,12 @@ VENV := .venv
 BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
 
-.PHONY: run test lint typecheck unit bench-core demo clean
+.PHONY: run serve protos proto-check proto-baseline test lint typecheck unit bench-core demo clean
+
+# The rules contract: protos/ is the source, tractor/rules/v1/ the generated (committed) Python code.
+PROTOS := $(wildcard protos/tractor/rules/v1/*.proto)
+GENERATED := $(patsubst protos/%.proto,%_pb2.py,$(PROTOS))
+PROTO_BASELINE := protos/baseline.binpb
 
 $(INSTALLED): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -12,21 +17,38 @@ $(INSTALLED): pyproject.toml
 	$(BIN)/pip install -q --disable-pip-version-check -e . --group dev
 	touch $@
 
-run: demo  ## start the service (until it exists: play one seeded hand through rules_core)
+run: serve  ## start the rules service with its defaults (gRPC :50051, metrics :9464, one worker per CPU)
+
+serve: $(INSTALLED) $(GENERATED)
+	$(BIN)/tractor-rules serve
+
+$(GENERATED) &: $(PROTOS) protos/generate.py | $(INSTALLED)
+	$(BIN)/python protos/generate.py
+
+protos: $(INSTALLED)  ## regenerate tractor/rules/v1 (code + mypy stubs) from protos/
+	$(BIN)/python protos/generate.py
+
+proto-check: $(INSTALLED)  ## buf lint, buf breaking against the baseline, generated code not stale
+	$(BIN)/buf lint
+	$(BIN)/buf breaking --against $(PROTO_BASELINE)
+	$(BIN)/python protos/generate.py --check
+
+proto-baseline: $(INSTALLED)  ## after an intended contract change: make the current protos the baseline
+	$(BIN)/buf build --exclude-source-info -o $(PROTO_BASELINE)
 
 demo: $(INSTALLED)
 	$(BIN)/python -m rules_core.demo --seed 7
 
 test: lint typecheck unit  ## the whole suite: ruff, mypy --strict, pytest
 
-lint: $(INSTALLED)
+lint: $(INSTALLED) proto-check
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
 typecheck: $(INSTALLED)
-	$(BIN)/mypy rules_core
+	$(BIN)/mypy rules_core services protos/generate.py
 
-unit: $(INSTALLED)
+unit: $(INSTALLED) $(GENERATED)
 	$(BIN)/pytest -n 2
 
 bench-core: $(INSTALLED)  ## rules_core speed: medians against targets

@@ -165,8 +165,8 @@ def audit_hand(rules: Rules, record: HandRecord) -> Audit:
     results: list[TrickResult] = []
     leader, score = dealer, 0
     for index, trick in enumerate(record.tricks):
-        if not any(hands):
-            break
+        if not any(sum(hand) for hand in hands):
+            break  # R8.3: the hands emptied in an earlier trick
         error = _check_trick(ctx, rules, hands=hands, leader=leader, trick=trick, index=index)
         if error:
             return stop(error, results, score)

@@ -86,6 +86,12 @@ def test_a_missing_trick_leaves_the_hand_unfinished(record: HandRecord) -> None:
     assert audit.error is not None and audit.error.finding is Finding.HAND_NOT_FINISHED
 
 
+def test_a_trick_after_the_last_is_caught(record: HandRecord) -> None:
+    audit = audit_hand(DEFAULT_RULES, dataclasses.replace(record, tricks=(*record.tricks, record.tricks[-1])))
+    assert audit.error is not None and audit.error.finding is Finding.HAND_NOT_FINISHED
+    assert len(audit.tricks) == len(record.tricks)
+
+
 def test_burying_seven_cards_is_caught(record: HandRecord) -> None:
     audit = audit_hand(DEFAULT_RULES, dataclasses.replace(record, buried=record.buried[:7]))
     assert audit.error is not None

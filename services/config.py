@@ -1,0 +1,132 @@
+"""Server settings from command-line flags, then ``TRACTOR_RULES_*`` environment variables, then defaults.
+
+Kept free of grpc and prometheus_client imports: the CLI reads the configuration before it decides the
+metrics directory and forks workers, and both must happen before those libraries set anything up.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, fields
+from typing import Any, Final
+
+ENV_PREFIX: Final = "TRACTOR_RULES_"
+MIB: Final = 1024 * 1024
+
+
+def _default_workers() -> int:
+    return os.cpu_count() or 1
+
+
+@dataclass(frozen=True, slots=True)
+class ServerConfig:
+    """Everything ``tractor-rules serve`` can be told. Each field has a flag and an environment variable."""
+
+    address: str = "0.0.0.0"
+    """Host to bind the gRPC port on (use ``[::]`` for IPv6, ``127.0.0.1`` for loopback only)."""
+    port: int = 50051
+    """gRPC port; 0 picks a free one (logged at start)."""
+    metrics_address: str = "0.0.0.0"
+    """Host to bind the Prometheus HTTP endpoint on."""
+    metrics_port: int = 9464
+    """Prometheus ``/metrics`` port; 0 picks a free one, -1 turns the endpoint off."""
+    workers: int = 0
+    """Worker processes sharing the port with SO_REUSEPORT; 0 means one per CPU."""
+    threads: int = 8
+    """Request threads per worker."""
+    max_message_bytes: int = 4 * MIB
+    """Largest request or response accepted, in bytes."""
+    grace_seconds: float = 10.0
+    """On SIGTERM, the whole shutdown budget: drain, then in-flight calls finish or are cancelled."""
+    drain_seconds: float = 1.0
+    """On SIGTERM, how long health reports NOT_SERVING while calls are still served (within the grace)."""
+    log_level: str = "INFO"
+    """Logging level of the JSON log lines on stderr."""
+
+    def __post_init__(self) -> None:
+        problems = []
+        for name in ("port", "metrics_port"):
+            value = getattr(self, name)
+            if not (-1 if name == "metrics_port" else 0) <= value <= 65535:
+                problems.append(f"{name} must be a port number, got {value}")
+        if self.workers < 0 or self.threads < 1:
+            problems.append("workers must be >= 0 and threads >= 1")
+        if self.max_message_bytes < 1024:
+            problems.append("max_message_bytes must be at least 1024")
+        if self.grace_seconds < 0 or self.drain_seconds < 0:
+            problems.append("grace_seconds and drain_seconds must be >= 0")
+        if problems:
+            raise ValueError("; ".join(problems))
+
+    @property
+    def worker_count(self) -> int:
+        """The number of worker processes to fork (``workers``, or the CPU count when 0)."""
+        return self.workers or _default_workers()
+
+    @property
+    def drain(self) -> float:
+        """The drain period, never longer than the grace period it is part of."""
+        return min(self.drain_seconds, self.grace_seconds)
+
+
+_PARSERS: Final[dict[str, Callable[[str], Any]]] = {
+    "address": str,
+    "port": int,
+    "metrics_address": str,
+    "metrics_port": int,
+    "workers": int,
+    "threads": int,
+    "max_message_bytes": int,
+    "grace_seconds": float,
+    "drain_seconds": float,
+    "log_level": str.upper,
+}
+
+
+def env_name(field: str) -> str:
+    """The environment variable of a setting: ``port`` -> ``TRACTOR_RULES_PORT``."""
+    return ENV_PREFIX + field.upper()
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add one ``--flag`` per setting; unset flags fall back to the environment, then the default."""
+    for item in fields(ServerConfig):
+        flag = "--" + item.name.replace("_", "-")
+        parser.add_argument(
+            flag,
+            dest=item.name,
+            type=_PARSERS[item.name],
+            default=None,
+            help=f"(env {env_name(item.name)}, default {item.default!r})",
+        )
+
+
+def load(args: argparse.Namespace | None = None, env: Mapping[str, str] | None = None) -> ServerConfig:
+    """Build the configuration: a flag wins over its environment variable, which wins over the default.
+
+    Raises ValueError naming the setting when a value does not parse or is out of range.
+    """
+    env = os.environ if env is None else env
+    values: dict[str, Any] = {}
+    for item in fields(ServerConfig):
+        flag_value = getattr(args, item.name, None) if args is not None else None
+        if flag_value is not None:
+            values[item.name] = flag_value
+            continue
+        raw = env.get(env_name(item.name))
+        if raw is None or raw == "":
+            continue
+        try:
+            values[item.name] = _PARSERS[item.name](raw)
+        except ValueError:
+            raise ValueError(f"{env_name(item.name)}={raw!r} is not a valid {item.name}") from None
+    return ServerConfig(**values)
+
+
+def parse(argv: Sequence[str], env: Mapping[str, str] | None = None) -> ServerConfig:
+    """Parse ``serve`` flags alone (used by tests and by the CLI)."""
+    parser = argparse.ArgumentParser(prog="tractor-rules serve")
+    add_arguments(parser)
+    return load(parser.parse_args(list(argv)), env)

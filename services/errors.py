@@ -1,0 +1,59 @@
+"""Typed request errors: the servicer raises them, the interceptor turns them into statuses.
+
+A malformed request is the caller's bug, not a rule outcome, so it travels as INVALID_ARGUMENT with a
+``google.rpc.BadRequest`` naming the field by its path (``trick.plays[1].cards[0]``). Handlers never
+build statuses themselves; that mapping lives in one place (``services.interceptor``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+
+class Reason(StrEnum):
+    """Machine-readable reason of a field violation (``BadRequest.FieldViolation.reason``)."""
+
+    MISSING = "MISSING"
+    """A required field is unset (an UNSPECIFIED enum, an empty list)."""
+    UNKNOWN_VALUE = "UNKNOWN_VALUE"
+    """An enum number or name the contract does not define (a card, a rank, a ruleset option)."""
+    TOO_MANY_COPIES = "TOO_MANY_COPIES"
+    """A card appears more often than the two decks hold."""
+    BAD_SIZE = "BAD_SIZE"
+    """A hand, play, bottom or list of impossible size."""
+    OUT_OF_RANGE = "OUT_OF_RANGE"
+    """A number outside its range (a seat, a percentage, a multiplier)."""
+    OUT_OF_ORDER = "OUT_OF_ORDER"
+    """Seats that do not follow the turn order, or a seat listed twice."""
+    INCONSISTENT = "INCONSISTENT"
+    """Fields that contradict each other or the ruleset."""
+
+
+@dataclass(frozen=True, slots=True)
+class FieldViolation:
+    """One bad field: its path in the request, a reason code and a sentence for people."""
+
+    field: str
+    reason: Reason
+    description: str
+
+
+class InvalidRequestError(Exception):
+    """The request is malformed; mapped to INVALID_ARGUMENT with every violation listed."""
+
+    def __init__(self, *violations: FieldViolation) -> None:
+        if not violations:
+            raise ValueError("an invalid request names at least one field")
+        self.violations = violations
+        first = violations[0]
+        super().__init__(f"{first.field}: {first.description}")
+
+
+def invalid(field: str, reason: Reason, description: str) -> InvalidRequestError:
+    """Shorthand for the common case of a single bad field."""
+    return InvalidRequestError(FieldViolation(field, reason, description))
+
+
+class DeadlineExceededError(Exception):
+    """The caller's deadline passed before the work was done; mapped to DEADLINE_EXCEEDED."""

@@ -1,0 +1,147 @@
+"""Every Prometheus series of the service, built on an injectable registry.
+
+Two families:
+
+* the standard gRPC server series (the names of go-grpc-prometheus / py-grpc-prometheus), recorded by
+  the interceptor for every unary call: ``grpc_server_started_total``, ``grpc_server_handled_total``
+  (with ``grpc_code``) and ``grpc_server_handling_seconds`` with sub-millisecond buckets, because a
+  rules call takes tens of microseconds to a few milliseconds and the default buckets start at 5 ms;
+* domain series with bounded labels (enum values and method names, never cards or seats), recorded by
+  the servicer.
+
+Workers write to ``PROMETHEUS_MULTIPROC_DIR`` (prometheus_client multiprocess mode); the parent serves
+``/metrics`` from a ``MultiProcessCollector`` that sums them on every scrape. Tests pass a fresh
+``CollectorRegistry`` and read values with ``get_sample_value``.
+"""
+
+from __future__ import annotations
+
+import platform
+from importlib import metadata
+from typing import Final
+from wsgiref.simple_server import WSGIServer
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, start_http_server
+from prometheus_client.multiprocess import MultiProcessCollector
+
+LATENCY_BUCKETS: Final = (
+    50e-6,
+    100e-6,
+    250e-6,
+    500e-6,
+    1e-3,
+    2.5e-3,
+    5e-3,
+    10e-3,
+    25e-3,
+    50e-3,
+    100e-3,
+    250e-3,
+    1.0,
+    2.5,
+)
+"""Handling-time buckets in seconds, from 50 µs (explicit: the client default starts at 5 ms)."""
+
+_RPC_LABELS: Final = ("grpc_type", "grpc_service", "grpc_method")
+
+
+def package_version(name: str) -> str:
+    """An installed distribution's version, or "unknown" (a source checkout that was never installed)."""
+    try:
+        return metadata.version(name)
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
+class Metrics:
+    """The service's metric objects. Construct once per process with the registry to register on."""
+
+    def __init__(self, registry: CollectorRegistry) -> None:
+        self.started = Counter(
+            "grpc_server_started_total", "RPCs started on the server.", _RPC_LABELS, registry=registry
+        )
+        self.handled = Counter(
+            "grpc_server_handled_total",
+            "RPCs completed on the server, by status code.",
+            (*_RPC_LABELS, "grpc_code"),
+            registry=registry,
+        )
+        self.handling = Histogram(
+            "grpc_server_handling_seconds",
+            "Time from receiving a request to sending its status, in seconds.",
+            _RPC_LABELS,
+            buckets=LATENCY_BUCKETS,
+            registry=registry,
+        )
+        self.verdicts = Counter(
+            "tractor_rules_verdicts_total",
+            "Rule verdicts returned, by RPC and reason (legal, accepted, or the violation).",
+            ("grpc_method", "reason"),
+            registry=registry,
+        )
+        self.throws = Counter(
+            "tractor_rules_throws_total", "Throws judged, by outcome.", ("outcome",), registry=registry
+        )
+        self.tricks = Counter(
+            "tractor_rules_tricks_total",
+            "Tricks resolved, by how the winning play won (lead, beat, ruff, over_ruff).",
+            ("won_by",),
+            registry=registry,
+        )
+        self.settlements = Counter(
+            "tractor_rules_settlements_total",
+            "Hands settled, by result band (winning side and levels gained).",
+            ("band",),
+            registry=registry,
+        )
+        self.penalties = Counter(
+            "tractor_rules_penalties_total",
+            "Forced-quit penalties priced, by phase.",
+            ("phase",),
+            registry=registry,
+        )
+        self.presets = Counter(
+            "tractor_rules_requests_by_preset_total",
+            "Requests by ruleset preset.",
+            ("grpc_method", "preset"),
+            registry=registry,
+        )
+        build = Gauge(
+            "tractor_rules_build_info",
+            "Always 1; the labels say what is running.",
+            ("version", "python", "grpcio"),
+            registry=registry,
+            multiprocess_mode="livemax",  # one per live worker, reported once
+        )
+        build.labels(
+            package_version("tractor-rules"), platform.python_version(), package_version("grpcio")
+        ).set(1)
+
+    def rpc_started(self, service: str, method: str) -> None:
+        """Count a unary call as started."""
+        self.started.labels("unary", service, method).inc()
+
+    def rpc_handled(self, service: str, method: str, code: str, seconds: float) -> None:
+        """Count a unary call as finished with ``code`` and record how long it took."""
+        self.handled.labels("unary", service, method, code).inc()
+        self.handling.labels("unary", service, method).observe(seconds)
+
+
+def settlement_band(winner: str, gained: int) -> str:
+    """A bounded label for a settlement: the winning side and its level gain, 3 and more together.
+
+    >>> settlement_band("dealer_team", 3), settlement_band("attackers", 0), settlement_band("attackers", 7)
+    ('dealer_team+3', 'attackers+0', 'attackers+3')
+    """
+    return f"{winner}+{min(gained, 3)}"
+
+
+def serve_multiprocess(address: str, port: int) -> tuple[WSGIServer, int]:
+    """Parent only: serve ``/metrics`` summed over every worker's files; returns the server and its port.
+
+    Call after ``PROMETHEUS_MULTIPROC_DIR`` is set; each scrape reads the directory afresh.
+    """
+    registry = CollectorRegistry()
+    MultiProcessCollector(registry)  # type: ignore[no-untyped-call]
+    httpd, _thread = start_http_server(port, addr=address, registry=registry)
+    return httpd, int(httpd.server_port)

@@ -1,0 +1,137 @@
+"""Bootstrap: ``create_server`` builds a fully wired, unstarted server; ``run_worker`` is one worker's life.
+
+``create_server`` is what tests use directly (bind ``127.0.0.1:0``, start, call, stop); the supervisor
+forks workers that each call ``run_worker``, which adds the signal handling and the graceful shutdown:
+on SIGTERM health turns NOT_SERVING, calls keep being served for the drain period, then the server
+stops taking calls and in-flight ones get the rest of the grace period to finish.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+from concurrent import futures
+from dataclasses import replace
+from types import FrameType
+from typing import Any, Final
+
+import grpc
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+from prometheus_client import CollectorRegistry
+
+from services import logs
+from services.config import ServerConfig
+from services.interceptor import RpcInterceptor
+from services.metrics import Metrics
+from services.servicer import RulesServicer
+from tractor.rules.v1 import rules_service_pb2, rules_service_pb2_grpc
+
+RULES_SERVICE: Final = rules_service_pb2.DESCRIPTOR.services_by_name["RulesService"].full_name
+"""``tractor.rules.v1.RulesService``: the health and reflection name of the service."""
+SERVICE_NAMES: Final = (RULES_SERVICE, health.SERVICE_NAME, reflection.SERVICE_NAME)
+"""Every service the server exposes, as listed by reflection."""
+PARENT_POLL_SECONDS: Final = 1.0
+"""How often a worker checks that its parent is alive (an orphaned worker shuts itself down)."""
+
+_log = logs.get("server")
+
+
+def bind_target(host: str, port: int) -> str:
+    """``host:port`` for grpc, with IPv6 literals in brackets.
+
+    >>> bind_target("::", 0), bind_target("[::]", 50051), bind_target("127.0.0.1", 1)
+    ('[::]:0', '[::]:50051', '127.0.0.1:1')
+    """
+    if ":" in host and not host.startswith("["):
+        host = f"[{host}]"
+    return f"{host}:{port}"
+
+
+def new_health() -> health.HealthServicer:
+    """A non-blocking health servicer with its own small pool for Watch streams."""
+    return health.HealthServicer(
+        experimental_non_blocking=True,
+        experimental_thread_pool=futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="health"),
+    )
+
+
+def create_server(
+    config: ServerConfig,
+    *,
+    registry: CollectorRegistry,
+    health_servicer: health.HealthServicer | None = None,
+) -> tuple[Any, int]:
+    """An unstarted server with the rules servicer, the interceptor, health and reflection; and its port.
+
+    Every service is marked SERVING in ``health_servicer`` (one is made when not given); metrics are
+    registered on ``registry``. Raises OSError when the address cannot be bound.
+    """
+    metrics = Metrics(registry)
+    server = grpc.server(
+        futures.ThreadPoolExecutor(max_workers=config.threads, thread_name_prefix="rpc"),
+        interceptors=[RpcInterceptor(metrics)],
+        options=[
+            ("grpc.so_reuseport", 1),
+            ("grpc.max_receive_message_length", config.max_message_bytes),
+            ("grpc.max_send_message_length", config.max_message_bytes),
+        ],
+    )
+    rules_service_pb2_grpc.add_RulesServiceServicer_to_server(RulesServicer(metrics), server)
+    health_servicer = health_servicer or new_health()
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    for name in ("", RULES_SERVICE):
+        health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
+    reflection.enable_server_reflection(SERVICE_NAMES, server)
+    target = bind_target(config.address, config.port)
+    try:
+        port = server.add_insecure_port(target)
+    except RuntimeError as error:  # grpc raises when the bind fails
+        raise OSError(f"cannot bind {target}: {error}") from error
+    if not port:
+        raise OSError(f"cannot bind {target}")
+    return server, int(port)
+
+
+def shut_down(server: Any, health_servicer: health.HealthServicer, config: ServerConfig) -> None:
+    """Graceful stop within ``config.grace_seconds``: NOT_SERVING, drain, then finish in-flight calls."""
+    started = time.monotonic()
+    health_servicer.enter_graceful_shutdown()
+    _log.info("draining", extra={"drain_seconds": config.drain, "grace_seconds": config.grace_seconds})
+    time.sleep(config.drain)
+    remaining = max(config.grace_seconds - (time.monotonic() - started), 0.0)
+    stopped = server.stop(remaining)
+    stopped.wait(remaining + 5.0)  # grpc cancels what is left at the end of the grace; bounded wait
+    _log.info("stopped", extra={"seconds": round(time.monotonic() - started, 3)})
+
+
+def run_worker(config: ServerConfig, port: int, ready_fd: int, parent: int) -> int:
+    """One worker process: serve on the shared ``port`` until SIGTERM (or the parent dies), then stop.
+
+    Writes one byte to ``ready_fd`` once serving, so the parent knows the port is live.
+    """
+    logs.configure(config.log_level)
+    stop = threading.Event()
+
+    def on_signal(signum: int, _frame: FrameType | None) -> None:
+        _log.info("signal", extra={"signal": signal.Signals(signum).name})
+        stop.set()
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+    health_servicer = new_health()
+    server, _ = create_server(
+        replace(config, port=port), registry=CollectorRegistry(), health_servicer=health_servicer
+    )
+    server.start()
+    os.write(ready_fd, b"1")
+    os.close(ready_fd)
+    _log.info("worker serving", extra={"port": port})
+    while not stop.wait(PARENT_POLL_SECONDS):
+        if os.getppid() != parent:
+            _log.warning("parent gone; shutting down", extra={"parent": parent})
+            break
+    shut_down(server, health_servicer, config)
+    return 0

@@ -1,0 +1,518 @@
+"""The RulesService methods: validate the request (``convert``), ask rules_core, convert the answer back.
+
+Rule outcomes (an illegal play, a rejected declaration, a failed throw) are ordinary responses. A
+malformed request raises ``InvalidRequestError`` from ``convert`` or from the consistency checks here;
+the interceptor turns it into INVALID_ARGUMENT. Nothing here builds a status.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Final
+
+from rules_core.audit import HandRecord, audit_hand
+from rules_core.autoplay import suggest_play
+from rules_core.bidding import resolve_declarations
+from rules_core.cards import BOTTOM_SIZE, DEALER_HAND_SIZE, HAND_SIZE, PLAYERS, hand_of, points_of
+from rules_core.follow import check_follow
+from rules_core.forced_quit import Role, auto_bury, auto_lead, penalty
+from rules_core.kitty import check_bury
+from rules_core.legal_plays import MAX_LIMIT, legal_plays
+from rules_core.rules import Rules
+from rules_core.settlement import settle_hand
+from rules_core.shapes import decompose
+from rules_core.taodou import OVERTURN_MULTIPLIERS, CoinSettlement, settle_coins
+from rules_core.throw import check_lead
+from rules_core.trick import resolve_trick
+from rules_core.trump import TrumpContext
+from rules_core.verdicts import Illegal, Legal
+from services import convert
+from services.errors import Reason, invalid
+from services.interceptor import Context, check_deadline
+from services.metrics import Metrics, settlement_band
+from tractor.rules.v1 import rules_service_pb2 as pb
+from tractor.rules.v1 import rules_service_pb2_grpc
+from tractor.rules.v1 import types_pb2 as t
+
+DEFAULT_LIST_LIMIT: Final = 100
+MAX_BASE: Final = 10**12
+"""The largest Tao Dou base accepted: keeps every coin amount inside int64 (B x 14 x 8 x 12 x 10)."""
+SCORE_STEP: Final = 5
+
+
+class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
+    """Stateless: every method is a pure function of its request (plus metrics)."""
+
+    def __init__(self, metrics: Metrics) -> None:
+        self._metrics = metrics
+
+    # ---------------------------------------------------------------------------------------------
+    # helpers
+
+    def _rules(self, message: t.Ruleset, method: str) -> tuple[Rules, str]:
+        rules, preset = convert.ruleset(message)
+        self._metrics.presets.labels(method, preset).inc()
+        return rules, preset
+
+    def _verdict(self, method: str, verdict: Legal | Illegal) -> None:
+        self._metrics.verdicts.labels(method, convert.reason_label(verdict)).inc()
+        if isinstance(verdict, Legal) and verdict.throw is not None:
+            self._metrics.throws.labels("succeeded" if verdict.throw.succeeded else "failed").inc()
+
+    def _turn(
+        self,
+        ctx: TrumpContext,
+        request: pb.ValidatePlayRequest | pb.ListLegalPlaysRequest | pb.SuggestPlayRequest,
+    ) -> tuple[convert.Turn, convert.Deck]:
+        deck = convert.Deck()
+        turn = convert.turn(
+            ctx,
+            seat_value=request.seat,
+            hand_values=request.hand,
+            trick=request.trick,
+            has_trick=request.HasField("trick"),
+            deck=deck,
+        )
+        return turn, deck
+
+    # ---------------------------------------------------------------------------------------------
+    # plays
+
+    def ValidatePlay(self, request: pb.ValidatePlayRequest, context: Context) -> pb.ValidatePlayResponse:
+        """R4 (leads and throws) or R5 (follows), by whether the trick has plays."""
+        rules, _ = self._rules(request.ruleset, "ValidatePlay")
+        ctx = convert.trump(request.level, request.contract)
+        turn, deck = self._turn(ctx, request)
+        play = convert.faces(request.cards, "cards")
+        hand = hand_of(turn.cards)
+        verdict: Legal | Illegal
+        if turn.plays:
+            verdict = check_follow(ctx, rules, hand=hand, lead=turn.lead, play=play)
+        else:
+            others = {}
+            if request.other_hands:
+                seats = [s for s in range(PLAYERS) if s != turn.seat]
+                listed = convert.seat_cards(request.other_hands, "other_hands", seats=seats, deck=deck)
+                others = {s: hand_of(cards) for s, cards in listed.items()}
+            elif _is_throw(ctx, play):
+                raise invalid(
+                    "other_hands",
+                    Reason.MISSING,
+                    "a throw is judged against the other three hands (R4.4): give their cards",
+                )
+            verdict = check_lead(ctx, rules, hand=hand, lead=play, others=others)
+        self._verdict("ValidatePlay", verdict)
+        return convert.play_response(ctx, verdict, play)
+
+    def ResolveTrick(self, request: pb.ResolveTrickRequest, context: Context) -> pb.ResolveTrickResponse:
+        """R7 (winner), R8 (points and the dig); with hands, each play is checked first (R4, R5)."""
+        rules, _ = self._rules(request.ruleset, "ResolveTrick")
+        ctx = convert.trump(request.level, request.contract)
+        leader = convert.seat(request.leader, "leader")
+        dealer = convert.seat(request.dealer, "dealer")
+        if len(request.plays) != PLAYERS:
+            raise invalid(
+                "plays", Reason.BAD_SIZE, f"a trick has exactly {PLAYERS} plays, got {len(request.plays)}"
+            )
+        bottom = convert.faces(request.bottom, "bottom")
+        if request.last_trick or bottom:
+            convert.sized(bottom, "bottom", BOTTOM_SIZE, BOTTOM_SIZE, "the bottom")
+        deck = convert.Deck()
+        checks: list[Legal | Illegal] = []
+        if request.hands:
+            hands = convert.seat_cards(request.hands, "hands", seats=range(PLAYERS), low=1, deck=deck)
+            plays = convert.seated_plays(request.plays, "plays", leader=leader)
+            deck.add(bottom, "bottom")
+            checks = self._check_trick(ctx, rules, leader, plays, {s: hand_of(c) for s, c in hands.items()})
+            problem = _trick_problem(checks, leader)
+            if problem:
+                return _unresolved(problem, checks, leader)
+        else:
+            plays = convert.table_plays(ctx, request.plays, "plays", leader=leader, deck=deck)
+            deck.add(bottom, "bottom")
+        result = resolve_trick(
+            ctx, rules, leader=leader, plays=plays, dealer=dealer, last=request.last_trick, bottom=bottom
+        )
+        self._metrics.tricks.labels(result.won_by.name.lower()).inc()
+        response = convert.trick_response(result, leader)
+        for judgement, verdict in zip(response.plays, checks, strict=False):
+            _fill_check(judgement, verdict)
+        return response
+
+    def _check_trick(
+        self,
+        ctx: TrumpContext,
+        rules: Rules,
+        leader: int,
+        plays: Sequence[tuple[int, ...]],
+        hands: dict[int, tuple[int, ...]],
+    ) -> list[Legal | Illegal]:
+        """Check the lead against the other hands, then each follow (skipped after an illegal lead)."""
+        others = {s: hands[s] for s in range(PLAYERS) if s != leader}
+        checks: list[Legal | Illegal] = [
+            check_lead(ctx, rules, hand=hands[leader], lead=plays[0], others=others)
+        ]
+        if isinstance(checks[0], Legal):
+            for i in range(1, PLAYERS):
+                hand = hands[(leader + i) % PLAYERS]
+                checks.append(check_follow(ctx, rules, hand=hand, lead=plays[0], play=plays[i]))
+        for verdict in checks:
+            self._verdict("ResolveTrick", verdict)
+        return checks
+
+    def ListLegalPlays(
+        self, request: pb.ListLegalPlaysRequest, context: Context
+    ) -> pb.ListLegalPlaysResponse:
+        """Legal follows by the R5.3 procedure, or one-component leads plus whole-holding throws."""
+        self._rules(request.ruleset, "ListLegalPlays")
+        ctx = convert.trump(request.level, request.contract)
+        turn, _ = self._turn(ctx, request)
+        limit = request.max_plays or DEFAULT_LIST_LIMIT
+        if limit > MAX_LIMIT:
+            raise invalid("max_plays", Reason.OUT_OF_RANGE, f"max_plays is at most {MAX_LIMIT}, got {limit}")
+        check_deadline(context)
+        listing = legal_plays(ctx, hand=hand_of(turn.cards), lead=turn.lead, limit=limit)
+        return pb.ListLegalPlaysResponse(
+            plays=[
+                pb.CandidatePlay(cards=convert.cards_out(play), shape=convert.shape(decompose(ctx, play)))
+                for play in listing.plays
+            ],
+            truncated=listing.truncated,
+        )
+
+    def SuggestPlay(self, request: pb.SuggestPlayRequest, context: Context) -> pb.SuggestPlayResponse:
+        """Auto-play (R13.6): the rightmost smallest card as a lead, the weakest legal follow otherwise."""
+        self._rules(request.ruleset, "SuggestPlay")
+        ctx = convert.trump(request.level, request.contract)
+        turn, _ = self._turn(ctx, request)
+        play = suggest_play(ctx, hand=hand_of(turn.cards), lead=turn.lead)
+        reason = (
+            "follow: the weakest legal play, rightmost cards first (R13.6)"
+            if turn.plays
+            else "lead: the rightmost smallest card of the default layout (R13.6)"
+        )
+        return pb.SuggestPlayResponse(
+            cards=convert.cards_out(play), shape=convert.shape(decompose(ctx, play)), reason=reason
+        )
+
+    # ---------------------------------------------------------------------------------------------
+    # settlement and coins
+
+    def SettleHand(self, request: pb.SettleHandRequest, context: Context) -> pb.SettleHandResponse:
+        """R9 (levels, next dealer, end of game) and, with a stake, R12 (Tao Dou coins)."""
+        rules, preset = self._rules(request.ruleset, "SettleHand")
+        dealer = convert.seat(request.dealer, "dealer")
+        dealer_level = convert.level(request.dealer_team_level, "dealer_team_level")
+        attacker_level = convert.level(request.attacker_level, "attacker_level")
+        score = _score(request.score, "score")
+        result = settle_hand(
+            rules=rules,
+            dealer_seat=dealer,
+            dealer_level=dealer_level,
+            attacker_level=attacker_level,
+            score=score,
+        )
+        coins = None
+        if request.HasField("tao_dou"):
+            _check_coins(rules, preset)
+            coins = self._coins(
+                rules,
+                request.tao_dou,
+                dealer_level=dealer_level,
+                score=score,
+                dealer=dealer,
+                g_eff=result.g_eff,
+                overturn=request.tao_dou.overturn_multiplier,
+            )
+        self._metrics.settlements.labels(settlement_band(result.winner_side.value, result.g_eff)).inc()
+        return convert.settlement_response(result, coins)
+
+    @staticmethod
+    def _coins(
+        rules: Rules,
+        stake: pb.TaoDouStake,
+        *,
+        dealer_level: int,
+        score: int,
+        dealer: int,
+        g_eff: int,
+        overturn: int,
+    ) -> CoinSettlement:
+        """R12 for a stake; ``overturn`` is O, from the stake (SettleHand) or the declarations (AuditHand)."""
+        if stake.overturn_multiplier and stake.overturn_multiplier != overturn:
+            raise invalid(
+                "tao_dou.overturn_multiplier",
+                Reason.INCONSISTENT,
+                f"the declarations give O = {overturn}: send 0 or {overturn}",
+            )
+        _check_stake(stake.base, overturn, "tao_dou.")
+        if stake.rake_percent > 100:
+            raise invalid("tao_dou.rake_percent", Reason.OUT_OF_RANGE, "the rake is a percentage 0..100")
+        if stake.balances and len(stake.balances) != PLAYERS:
+            raise invalid("tao_dou.balances", Reason.BAD_SIZE, f"give all {PLAYERS} seats' balances, or none")
+        return settle_coins(
+            rules=rules,
+            base=stake.base,
+            dealer_level=dealer_level,
+            overturn=overturn,
+            score=score,
+            rake_pct=stake.rake_percent,
+            dealer_seat=dealer,
+            g_eff=g_eff,
+            balances=list(stake.balances) or None,
+        )
+
+    def CalculatePenalty(
+        self, request: pb.CalculatePenaltyRequest, context: Context
+    ) -> pb.CalculatePenaltyResponse:
+        """R13: the penalty by phase and role, capped at the balance; R13.6 for a quitting dealer."""
+        rules, preset = self._rules(request.ruleset, "CalculatePenalty")
+        if not rules.coins:
+            raise invalid(
+                "ruleset",
+                Reason.INCONSISTENT,
+                f"the ruleset {preset!r} has no coins, so no forced-quit penalty (R13)",
+            )
+        phase = convert.phase(request.phase, "phase")
+        convert.seat(request.seat, "seat")
+        role = convert.role(request.role, "role")
+        dealer_level = convert.level(request.dealer_level, "dealer_level")
+        _check_stake(request.base, request.overturn_multiplier, "")
+        settled = request.HasField("quitter_side_lost"), request.HasField("owed")
+        if settled[0] != settled[1]:
+            missing = "owed" if settled[0] else "quitter_side_lost"
+            raise invalid(missing, Reason.MISSING, "give quitter_side_lost and owed together (R13.4)")
+        if settled[0] and not request.quitter_side_lost and request.owed:
+            raise invalid(
+                "owed", Reason.INCONSISTENT, "a quitter whose side won owes nothing: owed must be 0"
+            )
+        result = penalty(
+            rules=rules,
+            phase=phase,
+            role=role,
+            base=request.base,
+            dealer_level=dealer_level,
+            overturn=request.overturn_multiplier,
+            balance=request.balance,
+            quitter_side_lost=request.quitter_side_lost if settled[0] else None,
+            owed=request.owed if settled[1] else None,
+        )
+        self._metrics.penalties.labels(phase.value.lower()).inc()
+        if not request.dealer_hand:
+            if request.bottom:
+                raise invalid("bottom", Reason.INCONSISTENT, "the bottom goes with dealer_hand (R13.6)")
+            return convert.penalty_response(result)
+        if role is not Role.DEALER:
+            raise invalid(
+                "dealer_hand",
+                Reason.INCONSISTENT,
+                "the automatic bury and lead are for a quitting dealer (R13.6)",
+            )
+        ctx = convert.trump(request.level, request.contract)
+        buried, hand = _dealer_cards(request.dealer_hand, request.bottom)
+        return convert.penalty_response(result, buried, auto_lead(ctx, hand))
+
+    # ---------------------------------------------------------------------------------------------
+    # declaring, burying, whole hands
+
+    def ValidateDeclaration(
+        self, request: pb.ValidateDeclarationRequest, context: Context
+    ) -> pb.ValidateDeclarationResponse:
+        """R10: replay the acts in time order; each is accepted with its label or rejected with a reason."""
+        rules, _ = self._rules(request.ruleset, "ValidateDeclaration")
+        level = convert.level(request.level, "level")
+        sequence = convert.declarations(request.declarations, "declarations")
+        first_seated, dealer = _dealer_inputs(request)
+        result = resolve_declarations(
+            rules=rules,
+            level=level,
+            sequence=sequence,
+            first_hand=request.first_hand,
+            first_seated=first_seated,
+            dealer=dealer,
+        )
+        for act in result.acts:
+            self._metrics.verdicts.labels("ValidateDeclaration", "accepted" if act else "rejected").inc()
+        return convert.bidding_response(result)
+
+    def ValidateBury(self, request: pb.ValidateBuryRequest, context: Context) -> pb.ValidateBuryResponse:
+        """R11: exactly 8 of the dealer's 33 cards, any 8."""
+        self._rules(request.ruleset, "ValidateBury")
+        cards = convert.sized(
+            convert.faces(request.hand, "hand"),
+            "hand",
+            DEALER_HAND_SIZE,
+            DEALER_HAND_SIZE,
+            "the dealer's hand",
+        )
+        bury = convert.faces(request.bury, "bury")
+        result = check_bury(hand=hand_of(cards), bury=bury)
+        reason = "legal" if result.legal or result.reason is None else result.reason.name.lower()
+        self._metrics.verdicts.labels("ValidateBury", reason).inc()
+        if result.legal:
+            return pb.ValidateBuryResponse(legal=True, bottom_points=points_of(bury))
+        return pb.ValidateBuryResponse(
+            violation=convert.VIOLATIONS[result.reason] if result.reason else t.VIOLATION_UNSPECIFIED,
+            message=result.message,
+        )
+
+    def AuditHand(self, request: pb.AuditHandRequest, context: Context) -> pb.AuditHandResponse:
+        """rules_core's audit replays the hand and stops at the first broken rule; a valid hand is settled."""
+        rules, preset = self._rules(request.ruleset, "AuditHand")
+        level = convert.level(request.level, "level")
+        attacker_level = convert.level(request.attacker_level, "attacker_level")
+        deck = convert.Deck()
+        dealt = convert.seat_cards(request.hands, "hands", seats=range(PLAYERS), low=HAND_SIZE, deck=deck)
+        bottom = convert.sized(
+            convert.faces(request.bottom, "bottom"), "bottom", BOTTOM_SIZE, BOTTOM_SIZE, "the bottom"
+        )
+        deck.add(bottom, "bottom")
+        declarations = convert.declarations(request.declarations, "declarations")
+        first_seated, dealer = _dealer_inputs(request)
+        if request.HasField("tao_dou"):
+            _check_coins(rules, preset)
+        record = HandRecord(
+            level=level,
+            attacker_level=attacker_level,
+            deal=tuple(hand_of(dealt[seat]) for seat in range(PLAYERS)),
+            bottom=bottom,
+            declarations=tuple(declarations),
+            buried=convert.faces(request.buried, "buried"),
+            tricks=convert.recorded_tricks(request.tricks, "tricks"),
+            first_hand=request.first_hand,
+            first_seated=first_seated,
+            dealer=dealer,
+        )
+        check_deadline(context)
+        audit = audit_hand(rules, record)
+        response = convert.audit_response(audit, [trick.plays[0].seat for trick in request.tricks])
+        if response.valid and audit.settlement is not None and audit.dealer is not None:
+            coins = None
+            if request.HasField("tao_dou"):
+                coins = self._coins(
+                    rules,
+                    request.tao_dou,
+                    dealer_level=level,
+                    score=audit.score,
+                    dealer=audit.dealer,
+                    g_eff=audit.settlement.g_eff,
+                    overturn=audit.bidding.overturn_multiplier,
+                )
+            response.settlement.CopyFrom(convert.settlement_response(audit.settlement, coins))
+            band = settlement_band(audit.settlement.winner_side.value, audit.settlement.g_eff)
+            self._metrics.settlements.labels(band).inc()
+        outcome = pb.AuditFinding.Name(response.finding).removeprefix("AUDIT_FINDING_").lower()
+        self._metrics.verdicts.labels("AuditHand", "valid" if response.valid else outcome).inc()
+        return response
+
+
+# -------------------------------------------------------------------------------------------------
+# module helpers
+
+
+def _check_coins(rules: Rules, preset: str) -> None:
+    """A Tao Dou stake needs a ruleset with coins (R12.7)."""
+    if not rules.coins:
+        raise invalid(
+            "tao_dou", Reason.INCONSISTENT, f"the ruleset {preset!r} has no coins (R12.7); omit tao_dou"
+        )
+
+
+def _dealer_inputs(request: pb.ValidateDeclarationRequest | pb.AuditHandRequest) -> tuple[int, int | None]:
+    """The first-seated seat, and the rotation dealer of a later hand (absent in the first hand, R10.6)."""
+    first_seated = convert.seat(request.first_seated, "first_seated")
+    dealer = convert.seat(request.dealer, "dealer") if request.HasField("dealer") else None
+    if request.first_hand and dealer is not None:
+        raise invalid(
+            "dealer",
+            Reason.INCONSISTENT,
+            "the first hand's dealer is decided by the bidding (R10.6); omit it",
+        )
+    return first_seated, dealer
+
+
+def _is_throw(ctx: TrumpContext, play: Sequence[int]) -> bool:
+    """Whether a lead has several components of one category (a throw, R3.5)."""
+    if not play:
+        return False
+    decomposition = decompose(ctx, play)
+    return decomposition.category is not None and len(decomposition.components) > 1
+
+
+def _score(value: int, path: str) -> int:
+    """An attackers' score: a multiple of 5 (R8.1, R8.8)."""
+    if value % SCORE_STEP:
+        raise invalid(path, Reason.OUT_OF_RANGE, f"a score is a multiple of {SCORE_STEP} (R8.1), got {value}")
+    return value
+
+
+def _check_stake(base: int, overturn: int, prefix: str) -> None:
+    """B within bounds and O one of 1, 2, 4, 8 (R10.5)."""
+    if base > MAX_BASE:
+        raise invalid(f"{prefix}base", Reason.OUT_OF_RANGE, f"base is at most {MAX_BASE}, got {base}")
+    if overturn not in OVERTURN_MULTIPLIERS:
+        raise invalid(
+            f"{prefix}overturn_multiplier", Reason.OUT_OF_RANGE, f"O is 1, 2, 4 or 8 (R10.5), got {overturn}"
+        )
+
+
+def _dealer_cards(
+    hand_values: Sequence[int], bottom_values: Sequence[int]
+) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """R13.6 inputs: the cards buried for the dealer (the bottom he received) and his 25-card hand."""
+    cards = convert.faces(hand_values, "dealer_hand")
+    bottom = convert.faces(bottom_values, "bottom")
+    if len(cards) == HAND_SIZE:
+        if bottom:
+            raise invalid(
+                "bottom", Reason.INCONSISTENT, "a dealer with 25 cards has buried already; omit bottom"
+            )
+        return (), hand_of(cards)
+    convert.sized(
+        cards, "dealer_hand", DEALER_HAND_SIZE, DEALER_HAND_SIZE, "the dealer's hand (25 or 33 cards)"
+    )
+    convert.sized(bottom, "bottom", BOTTOM_SIZE, BOTTOM_SIZE, "the bottom the dealer received")
+    held = list(cards)
+    for i, face in enumerate(bottom):
+        if face not in held:
+            raise invalid(
+                f"bottom[{i}]", Reason.INCONSISTENT, "the bottom he received is part of the dealer's 33 cards"
+            )
+        held.remove(face)
+    hand, buried = auto_bury(hand33=hand_of(cards), bottom=bottom)
+    return buried, hand
+
+
+def _trick_problem(checks: Sequence[Legal | Illegal], leader: int) -> str:
+    """Why a checked trick cannot be resolved, or "" when every play is legal and the lead stands."""
+    for i, verdict in enumerate(checks):
+        if isinstance(verdict, Illegal):
+            return f"seat {(leader + i) % PLAYERS}'s play is illegal: {verdict.message}"
+    lead = checks[0]
+    if isinstance(lead, Legal) and lead.throw is not None and not lead.throw.succeeded:
+        return "the lead is a throw that fails (R4.7): only its forced component is led"
+    return ""
+
+
+def _fill_check(judgement: pb.PlayJudgement, verdict: Legal | Illegal) -> None:
+    """Record a play's check in its judgement."""
+    judgement.checked = True
+    if isinstance(verdict, Legal):
+        judgement.legal = True
+        if verdict.throw is not None:
+            judgement.throw_outcome.CopyFrom(convert.throw_outcome(verdict.throw))
+        return
+    judgement.violation = convert.VIOLATIONS[verdict.reason]
+    judgement.message = verdict.message
+
+
+def _unresolved(problem: str, checks: Sequence[Legal | Illegal], leader: int) -> pb.ResolveTrickResponse:
+    """A checked trick that is not resolved: each play's verdict, and why."""
+    response = pb.ResolveTrickResponse(
+        legal=False,
+        message=problem,
+        plays=[pb.PlayJudgement(seat=(leader + i) % PLAYERS) for i in range(PLAYERS)],
+    )
+    for judgement, verdict in zip(response.plays, checks, strict=False):
+        _fill_check(judgement, verdict)
+    return response

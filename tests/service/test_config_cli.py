@@ -1,0 +1,79 @@
+"""Settings precedence (flag > environment > default) and the CLI's failure modes, which must be clean
+exits with a status, never tracebacks."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from process import ROOT
+
+from services import config
+
+
+def test_defaults() -> None:
+    settings = config.parse([], env={})
+    assert (settings.port, settings.metrics_port) == (50051, 9464)
+    assert settings.worker_count == (os.cpu_count() or 1)
+    assert settings.max_message_bytes == 4 * 1024 * 1024
+    assert settings.drain <= settings.grace_seconds
+
+
+def test_environment_then_flags() -> None:
+    env = {"TRACTOR_RULES_PORT": "6000", "TRACTOR_RULES_WORKERS": "3", "TRACTOR_RULES_LOG_LEVEL": "debug"}
+    from_env = config.parse([], env=env)
+    assert (from_env.port, from_env.workers, from_env.log_level) == (6000, 3, "DEBUG")
+    both = config.parse(["--port", "7000", "--grace-seconds", "2.5"], env=env)
+    assert (both.port, both.workers, both.grace_seconds) == (7000, 3, 2.5)
+
+
+def test_drain_never_exceeds_the_grace_period() -> None:
+    assert config.parse(["--grace-seconds", "0.5", "--drain-seconds", "3"], env={}).drain == 0.5
+
+
+@pytest.mark.parametrize(
+    ("argv", "env", "named"),
+    [
+        ([], {"TRACTOR_RULES_PORT": "http"}, "TRACTOR_RULES_PORT"),
+        (["--port", "70000"], {}, "port"),
+        (["--threads", "0"], {}, "threads"),
+        (["--max-message-bytes", "10"], {}, "max_message_bytes"),
+    ],
+)
+def test_bad_settings_name_the_setting(argv: list[str], env: dict[str, str], named: str) -> None:
+    with pytest.raises(ValueError, match=named):
+        config.parse(argv, env=env)
+
+
+def _serve(*flags: str, env: dict[str, str] | None = None, tmp: Path) -> subprocess.CompletedProcess[str]:
+    environment = {**os.environ, "PYTHONPATH": str(ROOT), "PROMETHEUS_MULTIPROC_DIR": str(tmp), **(env or {})}
+    return subprocess.run(
+        [sys.executable, "-m", "services.cli", "serve", *flags],
+        cwd=ROOT,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
+def test_cli_rejects_a_bad_environment_value(tmp_path: Path) -> None:
+    done = _serve(env={"TRACTOR_RULES_GRACE_SECONDS": "soon"}, tmp=tmp_path)
+    assert done.returncode == 2
+    assert "TRACTOR_RULES_GRACE_SECONDS" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_cli_exits_1_when_the_port_is_taken(tmp_path: Path) -> None:
+    """A plain listener (no SO_REUSEPORT) holds the port: one JSON error line, exit status 1."""
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = _serve("--address", "127.0.0.1", "--port", str(port), "--metrics-port", "-1", tmp=tmp_path)
+    assert done.returncode == 1
+    assert '"msg": "cannot bind"' in done.stderr and "Traceback" not in done.stderr

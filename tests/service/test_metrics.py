@@ -1,0 +1,104 @@
+"""Metrics recorded by a real server into an injected registry: the standard gRPC series and the
+domain series, each with bounded labels."""
+
+from __future__ import annotations
+
+from wire import Live, call, message, names, rejected
+
+from services.server import RULES_SERVICE
+from tractor.rules.v1 import rules_service_pb2 as pb
+from tractor.rules.v1 import rules_service_pb2_grpc
+
+Stub = rules_service_pb2_grpc.RulesServiceStub
+HEARTS_5 = {"level": "RANK_5", "contract": "CONTRACT_HEARTS"}
+
+
+def _value(live: Live, name: str, **labels: str) -> float:
+    return live.registry.get_sample_value(name, labels) or 0.0
+
+
+def _rpc(method: str, **extra: str) -> dict[str, str]:
+    return {"grpc_type": "unary", "grpc_service": RULES_SERVICE, "grpc_method": method, **extra}
+
+
+def test_calls_are_counted_timed_and_labelled(live: Live, stub: Stub) -> None:
+    follow = {
+        **HEARTS_5,
+        "seat": 1,
+        "hand": names("SQ SQ S2 S3 H9"),
+        "trick": {"leader": 0, "plays": [{"seat": 0, "cards": names("S9 S9")}]},
+    }
+    call(stub.ValidatePlay, message(pb.ValidatePlayRequest, {**follow, "cards": names("SQ SQ")}))
+    call(stub.ValidatePlay, message(pb.ValidatePlayRequest, {**follow, "cards": names("S2 S3")}))
+    rejected(stub.ValidatePlay, message(pb.ValidatePlayRequest, {**follow, "seat": 9}))
+
+    assert _value(live, "grpc_server_started_total", **_rpc("ValidatePlay")) == 3
+    assert _value(live, "grpc_server_handled_total", **_rpc("ValidatePlay", grpc_code="OK")) == 2
+    assert (
+        _value(live, "grpc_server_handled_total", **_rpc("ValidatePlay", grpc_code="INVALID_ARGUMENT")) == 1
+    )
+    assert _value(live, "grpc_server_handling_seconds_count", **_rpc("ValidatePlay")) == 3
+    for bound in ("5e-05", "0.0001", "0.00025", "0.0005"):  # sub-millisecond buckets are exported
+        labels = _rpc("ValidatePlay", le=bound)
+        assert live.registry.get_sample_value("grpc_server_handling_seconds_bucket", labels) is not None
+    assert _value(live, "grpc_server_handling_seconds_bucket", **_rpc("ValidatePlay", le="+Inf")) == 3
+
+    assert _value(live, "tractor_rules_verdicts_total", grpc_method="ValidatePlay", reason="legal") == 1
+    assert (
+        _value(live, "tractor_rules_verdicts_total", grpc_method="ValidatePlay", reason="must_play_pair") == 1
+    )
+    presets = _value(
+        live, "tractor_rules_requests_by_preset_total", grpc_method="ValidatePlay", preset="default"
+    )
+    assert presets == 3  # counted once the ruleset is read, before the bad seat is found
+
+
+def test_domain_series(live: Live, stub: Stub) -> None:
+    trick = {
+        **HEARTS_5,
+        "plays": [{"seat": s, "cards": names(c)} for s, c in enumerate(["S9", "SA", "H2", "S3"])],
+    }
+    call(stub.ResolveTrick, message(pb.ResolveTrickRequest, trick))  # seat 2 ruffs
+    settle = {"dealer": 0, "dealer_team_level": "RANK_7", "attacker_level": "RANK_4", "score": 0}
+    call(stub.SettleHand, message(pb.SettleHandRequest, settle))
+    quit_ = {
+        "ruleset": {"preset": "rulebook-003"},
+        "phase": "QUIT_PHASE_Q1_BEFORE_DECLARATION",
+        "role": "ROLE_ATTACKER",
+        "base": 1,
+        "dealer_level": "RANK_2",
+        "overturn_multiplier": 1,
+    }
+    call(stub.CalculatePenalty, message(pb.CalculatePenaltyRequest, quit_))
+    throw = {
+        **HEARTS_5,
+        "hand": names("SK SQ"),
+        "cards": names("SK SQ"),
+        "other_hands": [{"seat": 1, "cards": names("SA")}, {"seat": 2}, {"seat": 3}],
+    }
+    call(stub.ValidatePlay, message(pb.ValidatePlayRequest, throw))
+
+    assert _value(live, "tractor_rules_tricks_total", won_by="ruff") == 1
+    assert _value(live, "tractor_rules_settlements_total", band="dealer_team+3") == 1
+    assert _value(live, "tractor_rules_penalties_total", phase="q1") == 1
+    assert _value(live, "tractor_rules_throws_total", outcome="failed") == 1
+    assert (
+        _value(
+            live,
+            "tractor_rules_requests_by_preset_total",
+            grpc_method="CalculatePenalty",
+            preset="rulebook-003",
+        )
+        == 1
+    )
+
+
+def test_build_info_is_one(live: Live) -> None:
+    samples = [
+        sample
+        for family in live.registry.collect()
+        if family.name == "tractor_rules_build_info"
+        for sample in family.samples
+    ]
+    assert len(samples) == 1 and samples[0].value == 1
+    assert set(samples[0].labels) == {"version", "python", "grpcio"}
