@@ -36,8 +36,8 @@ proto-check: $(INSTALLED)  ## buf lint, buf breaking against the baseline, gener
 proto-baseline: $(INSTALLED)  ## after an intended contract change: make the current protos the baseline
 	$(BIN)/buf build --exclude-source-info -o $(PROTO_BASELINE)
 
-demo: $(INSTALLED)
-	$(BIN)/python -m rules_core.demo --seed 7
+demo: $(INSTALLED)  ## play one seeded hand through rules_core and print it
+	$(BIN)/python examples/play_hand.py --seed 7
 
 test: lint typecheck unit  ## the whole suite: ruff, mypy --strict, pytest
 
