@@ -11,6 +11,9 @@ PROTOS := $(wildcard protos/tractor/rules/v1/*.proto)
 GENERATED := $(patsubst protos/%.proto,%_pb2.py,$(PROTOS))
 PROTO_BASELINE := protos/baseline.binpb
 
+include deploy/deploy.mk
+include loadtest/loadtest.mk
+
 $(INSTALLED): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --disable-pip-version-check -U pip==26.0.1
@@ -48,7 +51,7 @@ lint: $(INSTALLED) proto-check
 typecheck: $(INSTALLED)
 	$(BIN)/mypy rules_core services protos/generate.py
 
-unit: $(INSTALLED) $(GENERATED)
+unit: $(INSTALLED) $(GENERATED) deploy-deps
 	$(BIN)/pytest -n 2
 
 bench-core: $(INSTALLED)  ## rules_core speed: medians against targets

@@ -1,0 +1,526 @@
+"""``make bench``: the service against an echo server on the same gRPC stack, driven by one async client.
+
+Locust tops out below the server, so the capacity of one service worker is measured here with a
+``grpc.aio`` client that keeps many calls in flight. The same client sends the same requests to:
+
+* **service**: ``tractor-rules serve --workers 1``, the real server (interceptors, metrics, rules);
+* **echo**: a ``grpc.server`` with the service's thread pool size and options whose handlers answer each
+  request with the very bytes the service answered it with (recorded in the warm-up). Same payload
+  sizes both ways, no decoding, no rules: what the gRPC stack alone costs;
+* **echo+stack** (``--stack``, on by default): the echo, but decoding each request and encoding the
+  reply as protobuf through the service's own ``RpcInterceptor`` and metrics; the difference to the
+  service is then the servicer alone (conversions and rules).
+
+Phases: a warm-up pass over the whole mix that checks every verdict against the corpus and records the
+replies; closed-loop rounds (``--concurrency`` calls in flight), alternating the targets so that they
+share the machine's noise, giving each one's throughput (the median round); then open-loop rounds at
+``--load`` (0.5) of the service's measured throughput, every call timed from its *scheduled* start so a
+stall counts in full (no coordinated omission). Where there are two CPUs or more the servers run on the
+first and the client on the others, so neither steals the other's core.
+
+The realistic mix is the [000] and [003] table corpora interleaved 5:4 by hand, each hand in order.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import base64
+import contextlib
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from concurrent import futures
+from contextlib import ExitStack
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+import grpc
+
+from loadtest.replay import (
+    RESPONSES,
+    SERVICE,
+    Call,
+    VerdictMismatchError,
+    check,
+    corpus_path,
+    method_path,
+    read,
+)
+from loadtest.service import LOOPBACK, ROOT, ServiceProcess, process_tree_cpu, python_env
+from tractor.rules.v1 import rules_service_pb2 as pb
+
+DEFAULT_SECONDS: Final = 6.0
+DEFAULT_ROUNDS: Final = 3
+DEFAULT_CONCURRENCY: Final = 32
+DEFAULT_CHANNELS: Final = 4
+DEFAULT_THREADS: Final = 8
+"""The service's default ``--threads``: the echo servers get the same pool."""
+DEFAULT_LOAD: Final = 0.5
+MIX: Final = (("000", 5), ("003", 4))
+SERVER_OPTIONS: Final = (
+    ("grpc.so_reuseport", 1),
+    ("grpc.max_receive_message_length", 4 * 1024 * 1024),
+    ("grpc.max_send_message_length", 4 * 1024 * 1024),
+)
+OPEN_LOOP_TICK: Final = 0.001
+CALL_TIMEOUT: Final = 10.0
+
+
+def realistic_mix() -> list[Call]:
+    """The tables' calls: whole hands in order, [000] and [003] hands interleaved 5:4."""
+    hands = {kind: read(corpus_path(kind)) for kind, _ in MIX}
+    calls: list[Call] = []
+    rounds = min(len(hands[kind]) // weight for kind, weight in MIX)
+    for r in range(rounds):
+        for kind, weight in MIX:
+            for script in hands[kind][r * weight : (r + 1) * weight]:
+                calls.extend(script.calls)
+    return calls
+
+
+# --------------------------------------------------------------------------------------------------
+# the echo servers
+
+
+def load_replies(path: Path) -> dict[tuple[str, bytes], bytes]:
+    """(method, request bytes) -> the service's reply bytes, as the warm-up recorded them."""
+    replies: dict[tuple[str, bytes], bytes] = {}
+    with path.open(encoding="utf-8") as lines:
+        for line in lines:
+            method, request, reply = json.loads(line)
+            replies[(method, base64.b64decode(request))] = base64.b64decode(reply)
+    return replies
+
+
+def echo_handlers(replies: dict[tuple[str, bytes], bytes], *, stack: bool) -> Any:
+    """The generic handler answering every RulesService method from ``replies``."""
+    requests = {m.name: getattr(pb, m.input_type.name) for m in SERVICE.methods}
+    parsed = {key: RESPONSES[key[0]].FromString(reply) for key, reply in replies.items()} if stack else {}
+
+    def handler(method: str) -> Any:
+        if not stack:
+
+            def reply(request: bytes, context: Any) -> bytes:
+                return replies[(method, request)]
+
+            return grpc.unary_unary_rpc_method_handler(reply)  # bytes in, bytes out: no decoding
+
+        decode = requests[method].FromString
+
+        def deserialize(data: bytes) -> tuple[bytes, Any]:
+            return data, decode(data)
+
+        def answer(request: tuple[bytes, Any], context: Any) -> Any:
+            return parsed[(method, request[0])]
+
+        return grpc.unary_unary_rpc_method_handler(
+            answer, request_deserializer=deserialize, response_serializer=RESPONSES[method].SerializeToString
+        )
+
+    return grpc.method_handlers_generic_handler(
+        SERVICE.full_name, {m.name: handler(m.name) for m in SERVICE.methods}
+    )
+
+
+def serve_echo(threads: int, *, stack: bool) -> int:
+    """The echo server process: read the replies file named on stdin, serve on a free loopback port
+    (printed on stdout) until stdin closes."""
+    replies = load_replies(Path(sys.stdin.readline().strip()))
+    interceptors = []
+    if stack:
+        from prometheus_client import CollectorRegistry  # noqa: PLC0415  # after PROMETHEUS_MULTIPROC_DIR
+
+        from services.interceptor import RpcInterceptor  # noqa: PLC0415
+        from services.metrics import Metrics  # noqa: PLC0415
+
+        interceptors.append(RpcInterceptor(Metrics(CollectorRegistry())))
+    server = grpc.server(
+        futures.ThreadPoolExecutor(max_workers=threads), interceptors=interceptors, options=SERVER_OPTIONS
+    )
+    server.add_generic_rpc_handlers([echo_handlers(replies, stack=stack)])
+    port = server.add_insecure_port(f"{LOOPBACK}:0")
+    server.start()
+    print(json.dumps({"port": port}), flush=True)
+    sys.stdin.read()  # the bench closes our stdin when it is done
+    server.stop(1).wait(5)
+    return 0
+
+
+class EchoProcess:
+    """An echo server in its own process (its own interpreter and GIL, like the service's worker).
+
+    Started before the bench opens any gRPC channel (forking a process that runs gRPC threads is
+    unsafe); it gets its replies later, with ``load``.
+    """
+
+    def __init__(self, threads: int, cpus: set[int] | None, metrics_dir: Path, *, stack: bool) -> None:
+        args = [sys.executable, "-m", "loadtest.bench", "--echo-server", "--threads", str(threads)]
+        if not stack:
+            args.append("--no-stack")
+        metrics_dir.mkdir(parents=True, exist_ok=True)
+        self.proc = subprocess.Popen(
+            args,
+            cwd=ROOT,
+            env=python_env(PROMETHEUS_MULTIPROC_DIR=str(metrics_dir)),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            preexec_fn=(lambda: os.sched_setaffinity(0, cpus)) if cpus else None,  # noqa: PLW1509
+        )
+        self.target = ""
+
+    def load(self, replies_path: Path) -> str:
+        """Hand over the replies; the echo server's ``127.0.0.1:PORT`` once it listens."""
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.proc.stdin.write(f"{replies_path}\n")
+        self.proc.stdin.flush()
+        line = self.proc.stdout.readline()
+        if not line:
+            raise RuntimeError("the echo server did not start")
+        self.target = f"{LOOPBACK}:{json.loads(line)['port']}"
+        return self.target
+
+    def cpu_seconds(self) -> float:
+        """CPU used so far by the echo server."""
+        return process_tree_cpu(self.proc.pid)
+
+    def stop(self) -> None:
+        """Close stdin (the stop signal) and wait; kill if it hangs."""
+        if self.proc.stdin is not None and not self.proc.stdin.closed:
+            with contextlib.suppress(BrokenPipeError):  # it may have died already
+                self.proc.stdin.close()
+        try:
+            self.proc.wait(15)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(15)
+
+
+# --------------------------------------------------------------------------------------------------
+# the client
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    """One measured run against one target."""
+
+    target: str
+    mode: str
+    calls: int
+    errors: int
+    seconds: float
+    latencies_ms: list[float]
+    server_cpu: float
+    client_cpu: float
+
+    @property
+    def rps(self) -> float:
+        """Calls completed per second."""
+        return self.calls / self.seconds
+
+    def percentile(self, fraction: float) -> float:
+        """A latency percentile in ms (nearest rank)."""
+        ordered = sorted(self.latencies_ms)
+        if not ordered:
+            return float("nan")
+        return ordered[min(int(fraction * len(ordered)), len(ordered) - 1)]
+
+
+class Client:
+    """``channels`` aio channels to one target, with a raw-bytes multicallable per method."""
+
+    def __init__(self, target: str, channels: int) -> None:
+        self._channels = [grpc.aio.insecure_channel(target) for _ in range(channels)]
+        self._methods = [
+            {name: channel.unary_unary(method_path(name)) for name in RESPONSES} for channel in self._channels
+        ]
+
+    def method(self, index: int, name: str) -> Any:
+        """The raw-bytes callable for ``name`` on channel ``index % channels``."""
+        return self._methods[index % len(self._methods)][name]
+
+    async def close(self) -> None:
+        """Close every connection."""
+        for channel in self._channels:
+            await channel.close()
+
+
+async def warm_up(client: Client, calls: Sequence[Call], concurrency: int) -> tuple[list[bytes], int]:
+    """Every call once: check each verdict, and keep each reply for the echo server; (replies, mismatches)."""
+    replies: list[bytes] = [b""] * len(calls)
+    mismatches = 0
+    next_index = 0
+
+    async def worker(slot: int) -> None:
+        nonlocal next_index, mismatches
+        while next_index < len(calls):
+            index = next_index
+            next_index += 1
+            call = calls[index]
+            reply = await client.method(slot, call.method)(call.request, timeout=30)
+            replies[index] = reply
+            try:
+                check(call.method, RESPONSES[call.method].FromString(reply), call.expect)
+            except VerdictMismatchError as error:
+                mismatches += 1
+                if mismatches <= 5:
+                    print(f"  wrong verdict: {call.method}: {error}", file=sys.stderr)
+
+    await asyncio.gather(*(worker(slot) for slot in range(concurrency)))
+    return replies, mismatches
+
+
+async def closed_loop(
+    client: Client, calls: Sequence[Call], *, concurrency: int, seconds: float, start_at: int = 0
+) -> tuple[int, int, list[float], float]:
+    """``concurrency`` callers each sending the next call as soon as the last returns."""
+    latencies: list[float] = []
+    errors = 0
+    position = start_at
+    stop_at = time.perf_counter() + seconds
+
+    async def worker(slot: int) -> None:
+        nonlocal position, errors
+        while time.perf_counter() < stop_at:
+            call = calls[position % len(calls)]
+            position += 1
+            began = time.perf_counter()
+            try:
+                await client.method(slot, call.method)(call.request, timeout=CALL_TIMEOUT)
+            except grpc.RpcError:
+                errors += 1
+                continue
+            latencies.append((time.perf_counter() - began) * 1000)
+
+    began = time.perf_counter()
+    await asyncio.gather(*(worker(slot) for slot in range(concurrency)))
+    return len(latencies), errors, latencies, time.perf_counter() - began
+
+
+async def open_loop(
+    client: Client, calls: Sequence[Call], *, rate: float, seconds: float, start_at: int = 0
+) -> tuple[int, int, list[float], float]:
+    """Calls started on a fixed schedule of ``rate`` per second, each timed from its scheduled start."""
+    latencies: list[float] = []
+    errors = 0
+    tasks: set[asyncio.Task[None]] = set()
+
+    async def one(index: int, scheduled: float) -> None:
+        nonlocal errors
+        call = calls[(start_at + index) % len(calls)]
+        try:
+            await client.method(index, call.method)(call.request, timeout=CALL_TIMEOUT)
+        except grpc.RpcError:
+            errors += 1
+            return
+        latencies.append((time.perf_counter() - scheduled) * 1000)
+
+    total = int(rate * seconds)
+    began = time.perf_counter()
+    sent = 0
+    while sent < total:
+        due = min(int((time.perf_counter() - began) * rate) + 1, total)
+        while sent < due:
+            task = asyncio.create_task(one(sent, began + sent / rate))
+            tasks.add(task)
+            task.add_done_callback(tasks.discard)
+            sent += 1
+        await asyncio.sleep(OPEN_LOOP_TICK)
+    if tasks:
+        await asyncio.gather(*tasks)
+    return len(latencies), errors, latencies, time.perf_counter() - began
+
+
+async def measure(
+    name: str, mode: str, server: ServiceProcess | EchoProcess, run: Any, *args: Any, **kwargs: Any
+) -> Result:
+    """Run one measurement, with the CPU both sides used during it."""
+    server_before, client_before = server.cpu_seconds(), time.process_time()
+    calls, errors, latencies, seconds = await run(*args, **kwargs)
+    return Result(
+        target=name,
+        mode=mode,
+        calls=calls,
+        errors=errors,
+        seconds=seconds,
+        latencies_ms=latencies,
+        server_cpu=(server.cpu_seconds() - server_before) / seconds,
+        client_cpu=(time.process_time() - client_before) / seconds,
+    )
+
+
+# --------------------------------------------------------------------------------------------------
+# the run
+
+
+# --------------------------------------------------------------------------------------------------
+# the run
+
+
+def split_cpus() -> tuple[set[int] | None, set[int] | None]:
+    """(server CPUs, client CPUs): the first CPU and the rest where there are two or more, else None."""
+    if not hasattr(os, "sched_getaffinity"):
+        return None, None
+    cpus = sorted(os.sched_getaffinity(0))
+    if len(cpus) < 2:
+        return None, None
+    return {cpus[0]}, set(cpus[1:])
+
+
+def table(results: Sequence[Result]) -> str:
+    """Results as a fixed-width table."""
+    lines = [
+        f"{'target':<11} {'mode':<26} {'req/s':>7} {'p50 ms':>7} {'p99 ms':>7} {'errors':>6} "
+        f"{'server CPU':>10} {'client CPU':>10}"
+    ]
+    for r in results:
+        lines.append(
+            f"{r.target:<11} {r.mode:<26} {r.rps:>7.0f} {r.percentile(0.5):>7.2f} {r.percentile(0.99):>7.2f} "
+            f"{r.errors:>6} {r.server_cpu:>10.0%} {r.client_cpu:>10.0%}"
+        )
+    return "\n".join(lines)
+
+
+def median(results: Sequence[Result], key: Callable[[Result], float]) -> Result:
+    """The median result by ``key`` (the upper one of an even count)."""
+    return sorted(results, key=key)[len(results) // 2]
+
+
+@dataclass
+class Target:
+    """A server under test and the client connected to it."""
+
+    name: str
+    server: ServiceProcess | EchoProcess
+    client: Client | None = None
+
+
+async def rounds(
+    targets: Sequence[Target], count: int, mode: str, run: Callable[..., Awaitable[Any]], **kwargs: Any
+) -> dict[str, list[Result]]:
+    """``count`` rounds of ``run`` over every target in turn."""
+    results: dict[str, list[Result]] = {target.name: [] for target in targets}
+    for _ in range(count):
+        for target in targets:
+            assert target.client is not None
+            results[target.name].append(
+                await measure(target.name, mode, target.server, run, target.client, **kwargs)
+            )
+    return results
+
+
+async def bench(args: argparse.Namespace) -> int:
+    """Start the servers, warm up and check, then the closed-loop and the open-loop rounds."""
+    calls = realistic_mix()
+    server_cpus, client_cpus = split_cpus() if args.pin else (None, None)
+    print(f"realistic mix: {len(calls)} calls; {args.concurrency} in flight over {args.channels} connections")
+    print(f"servers on CPUs {sorted(server_cpus or [])}, client on {sorted(client_cpus or [])}")
+    with tempfile.TemporaryDirectory(prefix="tractor-bench-") as tmp, ExitStack() as stack:
+        service = stack.enter_context(
+            ServiceProcess(
+                workers=1, threads=args.threads, log_path=Path(tmp) / "service.log", cpus=server_cpus
+            )
+        )
+        targets = [Target("service", service)]
+        for name, with_stack in (("echo", False), ("echo+stack", True))[: 2 if args.stack else 1]:
+            echo = EchoProcess(args.threads, server_cpus, Path(tmp) / name, stack=with_stack)
+            stack.callback(echo.stop)
+            targets.append(Target(name, echo))
+        if client_cpus:
+            os.sched_setaffinity(0, client_cpus)  # only now: the servers keep their own CPU
+        targets[0].client = Client(service.target, args.channels)
+        replies, mismatches = await warm_up(targets[0].client, calls, args.concurrency)
+        print(f"warm-up: {len(calls)} calls checked against the corpus, {mismatches} wrong verdicts")
+        replies_path = Path(tmp) / "replies.jsonl"
+        with replies_path.open("w", encoding="utf-8") as out:
+            for call, reply in zip(calls, replies, strict=True):
+                row = [call.method, base64.b64encode(call.request).decode(), base64.b64encode(reply).decode()]
+                out.write(json.dumps(row) + "\n")
+        for target in targets[1:]:
+            assert isinstance(target.server, EchoProcess)
+            target.client = Client(target.server.load(replies_path), args.channels)
+            await warm_up(target.client, calls[: len(calls) // 4], args.concurrency)
+        try:
+            closed = await rounds(
+                targets,
+                args.rounds,
+                f"closed, {args.concurrency} in flight",
+                closed_loop,
+                calls=calls,
+                concurrency=args.concurrency,
+                seconds=args.seconds,
+            )
+            capacity = {name: median(rs, lambda r: r.rps) for name, rs in closed.items()}
+            rate = capacity["service"].rps * args.load
+            opened = await rounds(
+                targets[:2],
+                args.rounds,
+                f"open, {rate:.0f}/s ({args.load:.0%})",
+                open_loop,
+                calls=calls,
+                rate=rate,
+                seconds=args.seconds,
+            )
+        finally:
+            for target in targets:
+                if target.client is not None:
+                    await target.client.close()
+    latency = {name: median(rs, lambda r: r.percentile(0.99)) for name, rs in opened.items()}
+    print("\nevery round:")
+    print(
+        table(
+            [
+                r
+                for i in range(args.rounds)
+                for rs in (*closed.values(), *opened.values())
+                for r in rs[i : i + 1]
+            ]
+        )
+    )
+    print(f"\nsummary (the median of {args.rounds} rounds: closed loop by req/s, open loop by p99):")
+    print(table([*capacity.values(), *latency.values()]))
+    print()
+    for name, result in capacity.items():
+        if name != "service":
+            print(f"throughput ratio service/{name}: {capacity['service'].rps / result.rps:.2f}")
+    print(
+        f"service at {args.load:.0%} of its capacity ({rate:.0f} req/s): "
+        f"p50 {latency['service'].percentile(0.5):.2f} ms, p99 {latency['service'].percentile(0.99):.2f} ms"
+    )
+    errors = sum(r.errors for rs in (*closed.values(), *opened.values()) for r in rs)
+    if mismatches or errors:
+        print(f"FAILED: {mismatches} wrong verdicts, {errors} failed calls", file=sys.stderr)
+        return 1
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m loadtest.bench [--seconds S] [--rounds N] [--concurrency C] [--load F] ...``."""
+    parser = argparse.ArgumentParser(prog="loadtest.bench", description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=DEFAULT_SECONDS, help="length of each measurement")
+    parser.add_argument("--rounds", type=int, default=DEFAULT_ROUNDS, help="rounds per target and mode")
+    parser.add_argument(
+        "--concurrency", type=int, default=DEFAULT_CONCURRENCY, help="closed loop: calls in flight"
+    )
+    parser.add_argument(
+        "--channels", type=int, default=DEFAULT_CHANNELS, help="client connections per target"
+    )
+    parser.add_argument("--threads", type=int, default=DEFAULT_THREADS, help="server thread pool")
+    parser.add_argument("--load", type=float, default=DEFAULT_LOAD, help="open loop rate, share of capacity")
+    parser.add_argument("--no-stack", dest="stack", action="store_false", help="skip the echo+stack target")
+    parser.add_argument("--no-pin", dest="pin", action="store_false", help="do not split the CPUs")
+    parser.add_argument("--echo-server", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.echo_server:
+        return serve_echo(args.threads, stack=args.stack)
+    return asyncio.run(bench(args))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,787 @@
+"""``make corpus``: the load-test corpus, whole hands of seeded self-play with the rules' answers.
+
+Each table script is one hand as a game frontend sends it, in order: the declarations, the bury, for
+each trick the lead (throws included) and the three follows, some preceded by an illegal attempt the
+player makes first, then ``ResolveTrick``; at the end ``SettleHand``, ``CalculatePenalty`` when someone
+quit, and ``AuditHand``. Illegal attempts are made from the real position (a pair broken, a suit not
+followed, a card not held, a mixed lead) so their verdicts are the ones players actually trigger.
+
+Every expected answer is computed here with ``rules_core`` directly (check_lead, check_follow,
+resolve_trick, settle_hand, ...), never through the service, which is what the load test checks. The same
+seeds always give the same bytes, so the corpus is generated rather than committed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final
+
+from google.protobuf.message import Message
+
+from loadtest.replay import CORPUS_DIR, Call, Script, corpus_path, write
+from rules_core.audit import HandRecord, audit_hand
+from rules_core.bidding import Bidding, Declaration, resolve_declarations
+from rules_core.cards import (
+    COPIES,
+    HAND_SIZE,
+    NUM_FACES,
+    PLAYERS,
+    Hand,
+    Suit,
+    add,
+    faces_of,
+    hand_of,
+    points_of,
+    remove,
+)
+from rules_core.follow import check_follow
+from rules_core.forced_quit import Phase, Role, auto_bury, auto_lead, penalty
+from rules_core.kitty import check_bury
+from rules_core.legal_plays import legal_plays
+from rules_core.rules import PRESETS, Rules
+from rules_core.selfplay import play_hand
+from rules_core.settlement import Settlement, Side, settle_hand
+from rules_core.taodou import CoinSettlement, settle_coins
+from rules_core.throw import check_lead
+from rules_core.trick import TrickResult, resolve_trick
+from rules_core.trump import TRUMP, TrumpContext, trump_context
+from rules_core.verdicts import Illegal, Legal, Violation
+from tractor.rules.v1 import rules_service_pb2 as pb
+from tractor.rules.v1 import types_pb2 as t
+
+DEFAULT_HANDS: Final = 160
+"""Hands per table kind: enough that tables rarely replay the same hand at the same time."""
+DEFAULT_STRESS: Final = 240
+"""Worst-case positions in the stress corpus."""
+SEED_BASE: Final = {"000": 1_000_000, "003": 3_000_000, "stress": 9_000_000}
+
+ILLEGAL_FOLLOW_RATE: Final = 0.04
+"""Share of follows to a single a player first tries illegally (frontends let the server reject them);
+three times that after a pair, tractor or throw."""
+ILLEGAL_LEAD_RATE: Final = 0.03
+"""Share of leads first tried as a mixed-category lead."""
+BAD_DECLARATION_RATE: Final = 0.12
+BAD_BURY_RATE: Final = 0.08
+FORCED_QUIT_RATE: Final = 0.08
+"""Share of [003] hands in which a player quits (强退): they get a CalculatePenalty."""
+FIRST_HAND_RATE: Final = 0.1
+
+CONTRACTS: Final = {
+    Suit.S: t.CONTRACT_SPADES,
+    Suit.H: t.CONTRACT_HEARTS,
+    Suit.C: t.CONTRACT_CLUBS,
+    Suit.D: t.CONTRACT_DIAMONDS,
+    None: t.CONTRACT_NO_TRUMP,
+}
+PHASES: Final = {Phase.Q2: pb.QUIT_PHASE_Q2_BEFORE_BURYING, Phase.Q3: pb.QUIT_PHASE_Q3_BEFORE_SETTLEMENT}
+ROLES: Final = {Role.DEALER: pb.ROLE_DEALER, Role.PARTNER: pb.ROLE_PARTNER, Role.ATTACKER: pb.ROLE_ATTACKER}
+
+
+# --------------------------------------------------------------------------------------------------
+# wire values
+
+
+def cards(faces: Sequence[int]) -> list[t.Card.ValueType]:
+    """Faces as ``Card`` enum numbers (face + 1)."""
+    return [t.Card.ValueType(face + 1) for face in faces]
+
+
+def rank(level: int) -> t.Rank.ValueType:
+    """A level (2..14) as its ``Rank`` enum number, which is the same number."""
+    return t.Rank.ValueType(level)
+
+
+def violation(reason: Violation) -> int:
+    """A rules_core violation as its ``Violation`` enum number."""
+    return int(t.Violation.Value("VIOLATION_" + reason.name))
+
+
+def side(value: Side | None) -> int:
+    """A side as its ``Side`` enum number (0 for none)."""
+    return 0 if value is None else int(t.Side.Value("SIDE_" + value.name))
+
+
+def contract(bidding: Bidding) -> int:
+    """The contract the declarations set."""
+    return int(CONTRACTS[bidding.contract])
+
+
+def seat_cards(hands: dict[int, Hand]) -> list[t.SeatCards]:
+    """Hands by seat as ``SeatCards``."""
+    return [t.SeatCards(seat=seat, cards=cards(faces_of(hand))) for seat, hand in sorted(hands.items())]
+
+
+def play_expect(verdict: Legal | Illegal) -> dict[str, Any]:
+    """What ValidatePlay must say about a verdict: legality, the violation, a throw's outcome."""
+    if isinstance(verdict, Illegal):
+        return {"legal": False, "violation": violation(verdict.reason)}
+    expect: dict[str, Any] = {"legal": True, "violation": 0}
+    if verdict.throw is not None:
+        succeeded = verdict.throw.succeeded
+        expect["throw_outcome.result"] = t.THROW_RESULT_SUCCEEDED if succeeded else t.THROW_RESULT_FAILED
+        expect["throw_outcome.led~"] = cards(verdict.throw.led)
+    return expect
+
+
+def trick_expect(result: TrickResult) -> dict[str, Any]:
+    """What ResolveTrick must say: winner, how it won, points, and the dig on the last trick."""
+    expect: dict[str, Any] = {
+        "legal": True,
+        "winner": result.winner,
+        "won_by": int(pb.Judgement.Value("JUDGEMENT_" + result.won_by.name)),
+        "trick_points": result.points,
+        "attacker_points": result.attacker_points,
+    }
+    if result.dig is not None:
+        expect["bottom_points"] = result.dig.bottom_points
+        expect["bottom_added"] = result.dig.added
+        expect["dig_multiplier"] = result.dig.multiplier or 0
+    return expect
+
+
+def settle_expect(settlement: Settlement, coins: CoinSettlement | None, prefix: str = "") -> dict[str, Any]:
+    """What a settlement must say (SettleHand, or AuditHand's ``settlement``)."""
+    expect: dict[str, Any] = {
+        "winner": side(settlement.winner_side),
+        "levels_gained": settlement.g,
+        "effective_levels_gained": settlement.g_eff,
+        "take_over": settlement.take_over,
+        "next_dealer": settlement.next_dealer,
+        "next_level": settlement.next_level or 0,
+        "game_over": settlement.game_over,
+        "score_coefficient": settlement.K,
+    }
+    if coins is not None:
+        expect |= {"coins.total": coins.total, "coins.deltas": list(coins.deltas), "coins.rake": coins.rake}
+    return {prefix + key: value for key, value in expect.items()}
+
+
+# --------------------------------------------------------------------------------------------------
+# illegal attempts from real positions
+
+
+def illegal_follow(
+    ctx: TrumpContext, rules: Rules, rng: random.Random, hand: Hand, lead: Sequence[int]
+) -> tuple[tuple[int, ...], Illegal] | None:
+    """A follow a player could misclick from this position, with the engine's verdict; None if none found.
+
+    Tries what players get wrong: right suit but pairs broken, a card of another suit while the led one
+    is held, and a card that is not in the hand.
+    """
+    n = len(lead)
+    category = ctx.category[lead[0]]
+    held = faces_of(hand)
+    in_category = [face for face in held if ctx.category[face] == category]
+    attempts: list[tuple[int, ...]] = []
+    distinct = sorted(set(in_category), key=lambda face: rng.random())
+    if len(distinct) >= n > 1:  # the right suit with every pair split: the classic mistake
+        attempts.append(tuple(distinct[:n]))
+    for _ in range(12):
+        roll = rng.random()
+        if roll < 0.55 and len(in_category) >= n:  # the right suit, structure ignored
+            attempts.append(tuple(rng.sample(in_category, n)))
+        elif roll < 0.85 and len(held) >= n:  # any n cards
+            attempts.append(tuple(rng.sample(held, n)))
+        else:  # one card not held (another seat has it)
+            missing = [face for face in range(NUM_FACES) if hand[face] < COPIES]
+            chosen = list(rng.sample(held, n)) if len(held) >= n else list(held[:n])
+            chosen[rng.randrange(len(chosen))] = rng.choice(missing)
+            attempts.append(tuple(chosen))
+    for attempt in attempts:
+        verdict = check_follow(ctx, rules, hand=hand, lead=lead, play=attempt)
+        if isinstance(verdict, Illegal):
+            return tuple(sorted(attempt)), verdict
+    return None
+
+
+def mixed_lead(ctx: TrumpContext, rng: random.Random, hand: Hand) -> tuple[int, ...] | None:
+    """Two cards of different categories from the leader's hand (R4.3), or None if he holds one category."""
+    held = faces_of(hand)
+    first = rng.choice(held)
+    others = [face for face in held if ctx.category[face] != ctx.category[first]]
+    return (first, rng.choice(others)) if others else None
+
+
+# --------------------------------------------------------------------------------------------------
+# one hand as a frontend sends it
+
+
+@dataclass
+class _Stake:
+    """A [003] table's Tao Dou stake and wallets."""
+
+    base: int
+    rake: int
+    balances: list[int] | None
+
+
+@dataclass(frozen=True, slots=True)
+class _Played:
+    """A hand as played: the record, what the declarations decided, and its trump context."""
+
+    record: HandRecord
+    bidding: Bidding
+    dealer: int
+    ctx: TrumpContext
+
+
+@dataclass
+class HandScript:
+    """Builds one table's calls for one hand of self-play."""
+
+    kind: str
+    seed: int
+    preset: str
+    rng: random.Random
+    calls: list[Call] = field(default_factory=list)
+
+    @property
+    def rules(self) -> Rules:
+        """The preset's rules, which the expected answers are computed with."""
+        return PRESETS[self.preset]
+
+    def add(self, method: str, request: Message, expect: dict[str, Any]) -> None:
+        """Script a call (deterministic bytes, so the same seeds give the same corpus file)."""
+        self.calls.append(Call(method, request.SerializeToString(deterministic=True), expect))
+
+    def ruleset(self) -> t.Ruleset:
+        """The request's ruleset: the frontend's preset, no overrides."""
+        return t.Ruleset(preset=self.preset)
+
+    def build(self) -> Script:
+        """Play the hand with rules_core and script every call, with its expected answer."""
+        rng, rules = self.rng, self.rules
+        level, attacker_level = rng.randint(2, 14), rng.randint(2, 14)
+        dealer = None if rng.random() < FIRST_HAND_RATE else rng.randrange(PLAYERS)
+        record = play_hand(
+            seed=self.seed, rules=rules, level=level, attacker_level=attacker_level, dealer=dealer
+        )
+        bidding = self.declarations(record)
+        assert bidding.dealer is not None
+        seat = bidding.dealer
+        ctx = trump_context(level, bidding.contract)
+        hand = _Played(record, bidding, seat, ctx)
+        coins = self.kind == "003"
+        stake = _Stake(
+            base=rng.choice((10, 50, 100, 500)),
+            rake=rng.choice((0, 3, 5)),
+            balances=[rng.randint(0, 400_000) for _ in range(PLAYERS)] if rng.random() < 0.5 else None,
+        )
+        quitter = rng.randrange(PLAYERS) if coins and rng.random() < FORCED_QUIT_RATE else None
+        if quitter is not None and quitter == seat and rng.random() < 0.5:
+            self.dealer_quits_before_burying(hand, stake)
+            quitter = None
+        self.bury(record, seat)
+        score = self.tricks(record, ctx, seat, checked=coins)
+        settlement = self.settle(hand, score, stake if coins else None)
+        if quitter is not None:
+            self.quit_after_settlement(hand, quitter, score=score, settlement=settlement, stake=stake)
+        self.audit(record, stake if coins else None)
+        return Script(f"{self.kind}/{self.preset}/seed-{self.seed}", tuple(self.calls))
+
+    def declarations(self, record: HandRecord) -> Bidding:
+        """ValidateDeclaration as each act comes in (the acts so far plus the new one); some bad acts."""
+        rules, acts = self.rules, list(record.declarations)
+
+        def request(sequence: Sequence[Declaration]) -> tuple[pb.ValidateDeclarationRequest, Bidding]:
+            message = pb.ValidateDeclarationRequest(
+                ruleset=self.ruleset(),
+                level=rank(record.level),
+                declarations=[pb.Declaration(seat=d.seat, cards=cards(d.cards)) for d in sequence],
+                first_hand=record.first_hand,
+                first_seated=record.first_seated,
+            )
+            if record.dealer is not None:
+                message.dealer = record.dealer
+            bidding = resolve_declarations(
+                rules=rules,
+                level=record.level,
+                sequence=sequence,
+                first_hand=record.first_hand,
+                first_seated=record.first_seated,
+                dealer=record.dealer,
+            )
+            return message, bidding
+
+        for i in range(len(acts)):
+            message, bidding = request(acts[: i + 1])
+            expect: dict[str, Any] = {
+                "accepted": bidding.acts[-1] is not None,
+                "contract": contract(bidding),
+                "overturn_multiplier": bidding.overturn_multiplier,
+            }
+            if bidding.acts[-1] is None:
+                expect["verdicts.-1.rejection"] = int(
+                    pb.DeclarationRejection.Value(
+                        "DECLARATION_REJECTION_" + bidding.rejections[-1].reason.name
+                    )
+                )
+            self.add("ValidateDeclaration", message, expect)
+        if self.rng.random() < BAD_DECLARATION_RATE:  # a card that is not of the level rank
+            wrong_rank = record.level + 1 if record.level < 14 else 2
+            bad = Declaration(self.rng.randrange(PLAYERS), (self.rng.randrange(4) * 13 + wrong_rank - 2,))
+            message, bidding = request([*acts, bad])
+            rejection = bidding.rejections[-1].reason.name
+            self.add(
+                "ValidateDeclaration",
+                message,
+                {
+                    "accepted": False,
+                    "verdicts.-1.rejection": int(
+                        pb.DeclarationRejection.Value("DECLARATION_REJECTION_" + rejection)
+                    ),
+                },
+            )
+        return request(acts)[1]
+
+    def bury(self, record: HandRecord, dealer: int) -> None:
+        """ValidateBury of the dealer's 33 cards; sometimes a first attempt with a card too few."""
+        hand33 = add(record.deal[dealer], record.bottom)
+        attempts = [record.buried]
+        if self.rng.random() < BAD_BURY_RATE:
+            attempts.insert(0, record.buried[:-1])
+        for bury in attempts:
+            result = check_bury(hand=hand33, bury=bury)
+            expect: dict[str, Any] = {"legal": result.legal}
+            if result.legal:
+                expect["bottom_points"] = points_of(bury)
+            elif result.reason is not None:
+                expect["violation"] = violation(result.reason)
+            request = pb.ValidateBuryRequest(
+                ruleset=self.ruleset(), hand=cards(faces_of(hand33)), bury=cards(bury)
+            )
+            self.add("ValidateBury", request, expect)
+
+    def tricks(self, record: HandRecord, ctx: TrumpContext, dealer: int, *, checked: bool) -> int:
+        """Every trick: the lead, each follow (after any illegal attempt), then ResolveTrick; the score.
+
+        ``checked`` frontends send the four hands with ResolveTrick so the service checks each play again.
+        """
+        rng, rules = self.rng, self.rules
+        hands = list(record.deal)
+        hands[dealer] = remove(add(hands[dealer], record.bottom), record.buried)
+        leader, score = dealer, 0
+        for trick in record.tricks:
+            before = list(hands)
+            others = {s: hands[s] for s in range(PLAYERS) if s != leader}
+            attempt = trick.attempted or trick.plays[0]
+            base: dict[str, Any] = {
+                "ruleset": self.ruleset(),
+                "level": record.level,
+                "contract": CONTRACTS[ctx.trump],
+            }
+            leads: list[tuple[int, ...]] = []
+            if rng.random() < ILLEGAL_LEAD_RATE and (mixed := mixed_lead(ctx, rng, hands[leader])):
+                leads.append(mixed)
+            leads.append(tuple(attempt))
+            for lead in leads:
+                verdict = check_lead(ctx, rules, hand=hands[leader], lead=lead, others=others)
+                request = pb.ValidatePlayRequest(
+                    **base,
+                    seat=leader,
+                    hand=cards(faces_of(hands[leader])),
+                    cards=cards(lead),
+                    trick=pb.Trick(leader=leader),
+                    other_hands=seat_cards(others),
+                )
+                self.add("ValidatePlay", request, play_expect(verdict))
+            led = trick.plays[0]
+            for offset in (1, 2, 3):
+                seat = (leader + offset) % PLAYERS
+                so_far = pb.Trick(
+                    leader=leader,
+                    plays=[
+                        t.SeatCards(seat=(leader + i) % PLAYERS, cards=cards(trick.plays[i]))
+                        for i in range(offset)
+                    ],
+                )
+                follows: list[tuple[tuple[int, ...], Legal | Illegal]] = []
+                rate = ILLEGAL_FOLLOW_RATE * (3 if len(led) > 1 else 1)  # pairs led get misplayed most
+                if rng.random() < rate and (wrong := illegal_follow(ctx, rules, rng, hands[seat], led)):
+                    follows.append(wrong)
+                play = trick.plays[offset]
+                follows.append((play, check_follow(ctx, rules, hand=hands[seat], lead=led, play=play)))
+                for cards_played, verdict in follows:
+                    request = pb.ValidatePlayRequest(
+                        **base,
+                        seat=seat,
+                        hand=cards(faces_of(hands[seat])),
+                        cards=cards(cards_played),
+                        trick=so_far,
+                    )
+                    self.add("ValidatePlay", request, play_expect(verdict))
+            for offset, play in enumerate(trick.plays):
+                hands[(leader + offset) % PLAYERS] = remove(hands[(leader + offset) % PLAYERS], play)
+            last = not any(sum(hand) for hand in hands)
+            result = resolve_trick(
+                ctx, rules, leader=leader, plays=trick.plays, dealer=dealer, last=last, bottom=record.buried
+            )
+            resolve = pb.ResolveTrickRequest(
+                **base,
+                leader=leader,
+                plays=[
+                    t.SeatCards(seat=(leader + i) % PLAYERS, cards=cards(play))
+                    for i, play in enumerate(trick.plays)
+                ],
+                last_trick=last,
+                bottom=cards(record.buried) if last else [],
+                dealer=dealer,
+            )
+            if checked:
+                resolve.hands.extend(seat_cards(dict(enumerate(before))))
+            self.add("ResolveTrick", resolve, trick_expect(result))
+            score += result.attacker_points
+            leader = result.winner
+        return score
+
+    def settle(self, hand: _Played, score: int, stake: _Stake | None) -> Settlement:
+        """SettleHand, with the Tao Dou stake at a [003] table."""
+        record, bidding, dealer = hand.record, hand.bidding, hand.dealer
+        settlement = settle_hand(
+            rules=self.rules,
+            dealer_seat=dealer,
+            dealer_level=record.level,
+            attacker_level=record.attacker_level,
+            score=score,
+        )
+        request = pb.SettleHandRequest(
+            ruleset=self.ruleset(),
+            dealer=dealer,
+            dealer_team_level=rank(record.level),
+            attacker_level=rank(record.attacker_level),
+            score=score,
+        )
+        coins = None
+        if stake is not None:
+            coins = self.coins(hand, score, settlement, stake)
+            request.tao_dou.CopyFrom(
+                pb.TaoDouStake(
+                    base=stake.base,
+                    overturn_multiplier=bidding.overturn_multiplier,
+                    rake_percent=stake.rake,
+                    balances=stake.balances or [],
+                )
+            )
+        self.add("SettleHand", request, settle_expect(settlement, coins))
+        return settlement
+
+    def coins(self, hand: _Played, score: int, settlement: Settlement, stake: _Stake) -> CoinSettlement:
+        """R12 for this hand's stake."""
+        return settle_coins(
+            rules=self.rules,
+            base=stake.base,
+            dealer_level=hand.record.level,
+            overturn=hand.bidding.overturn_multiplier,
+            score=score,
+            rake_pct=stake.rake,
+            dealer_seat=hand.dealer,
+            g_eff=settlement.g_eff,
+            balances=stake.balances,
+        )
+
+    def dealer_quits_before_burying(self, hand: _Played, stake: _Stake) -> None:
+        """Q2: the dealer quits holding 33 cards; the system buries the bottom and leads for him (R13.6)."""
+        record, bidding, dealer, ctx = hand.record, hand.bidding, hand.dealer, hand.ctx
+        hand33 = add(record.deal[dealer], record.bottom)
+        hand25, buried = auto_bury(hand33=hand33, bottom=record.bottom)
+        balance = self.rng.randint(0, 200_000)
+        result = penalty(
+            rules=self.rules,
+            phase=Phase.Q2,
+            role=Role.DEALER,
+            base=stake.base,
+            dealer_level=record.level,
+            overturn=bidding.overturn_multiplier,
+            balance=balance,
+        )
+        request = pb.CalculatePenaltyRequest(
+            ruleset=self.ruleset(),
+            phase=PHASES[Phase.Q2],
+            seat=dealer,
+            role=ROLES[Role.DEALER],
+            base=stake.base,
+            dealer_level=rank(record.level),
+            overturn_multiplier=bidding.overturn_multiplier,
+            balance=balance,
+            level=rank(record.level),
+            contract=CONTRACTS[ctx.trump],
+            dealer_hand=cards(faces_of(hand33)),
+            bottom=cards(record.bottom),
+        )
+        expect = {
+            "penalty": result.penalty,
+            "deducted": result.deducted,
+            "capped": result.capped,
+            "disconnects": result.disconnects,
+            "auto_bury~": cards(buried),
+            "auto_lead": auto_lead(ctx, hand25) + 1,
+        }
+        self.add("CalculatePenalty", request, expect)
+
+    def quit_after_settlement(
+        self, hand: _Played, quitter: int, *, score: int, settlement: Settlement, stake: _Stake
+    ) -> None:
+        """Q3: a player quit during play; the hand was auto-played and settled, then his penalty (R13.4)."""
+        record, bidding, dealer = hand.record, hand.bidding, hand.dealer
+        role = (
+            Role.DEALER
+            if quitter == dealer
+            else Role.PARTNER
+            if quitter == (dealer + 2) % PLAYERS
+            else Role.ATTACKER
+        )
+        coins = self.coins(hand, score, settlement, stake)
+        on_dealer_team = quitter in (dealer, (dealer + 2) % PLAYERS)
+        lost = (coins.winners is Side.DEALER_TEAM) != on_dealer_team
+        owed = coins.loser_loss if lost else 0
+        balance = self.rng.randint(0, 300_000)
+        result = penalty(
+            rules=self.rules,
+            phase=Phase.Q3,
+            role=role,
+            base=stake.base,
+            dealer_level=record.level,
+            overturn=bidding.overturn_multiplier,
+            balance=balance,
+            quitter_side_lost=lost,
+            owed=owed,
+        )
+        request = pb.CalculatePenaltyRequest(
+            ruleset=self.ruleset(),
+            phase=PHASES[Phase.Q3],
+            seat=quitter,
+            role=ROLES[role],
+            base=stake.base,
+            dealer_level=rank(record.level),
+            overturn_multiplier=bidding.overturn_multiplier,
+            balance=balance,
+            quitter_side_lost=lost,
+            owed=owed,
+        )
+        expect = {
+            "penalty": result.penalty,
+            "deducted": result.deducted,
+            "capped": result.capped,
+            "paid_on_behalf": result.paid_on_behalf,
+            "confiscated": result.confiscated,
+        }
+        self.add("CalculatePenalty", request, expect)
+
+    def audit(self, record: HandRecord, stake: _Stake | None) -> None:
+        """AuditHand of the whole record: valid, its score, and the settlement (with coins at [003])."""
+        audit = audit_hand(self.rules, record)
+        assert audit.valid and audit.settlement is not None and audit.dealer is not None, audit.error
+        request = pb.AuditHandRequest(
+            ruleset=self.ruleset(),
+            level=rank(record.level),
+            attacker_level=rank(record.attacker_level),
+            hands=seat_cards(dict(enumerate(record.deal))),
+            bottom=cards(record.bottom),
+            declarations=[pb.Declaration(seat=d.seat, cards=cards(d.cards)) for d in record.declarations],
+            first_hand=record.first_hand,
+            first_seated=record.first_seated,
+            buried=cards(record.buried),
+            tricks=[
+                pb.RecordedTrick(
+                    plays=[
+                        t.SeatCards(seat=(leader + i) % PLAYERS, cards=cards(play))
+                        for i, play in enumerate(trick.plays)
+                    ],
+                    attempted_lead=cards(trick.attempted),
+                )
+                for trick, leader in zip(
+                    record.tricks, [audit.dealer] + [r.winner for r in audit.tricks], strict=False
+                )
+            ],
+        )
+        if record.dealer is not None:
+            request.dealer = record.dealer
+        coins = None
+        if stake is not None:
+            overturn = audit.bidding.overturn_multiplier
+            request.tao_dou.CopyFrom(
+                pb.TaoDouStake(
+                    base=stake.base,
+                    overturn_multiplier=overturn,
+                    rake_percent=stake.rake,
+                    balances=stake.balances or [],
+                )
+            )
+            coins = settle_coins(
+                rules=self.rules,
+                base=stake.base,
+                dealer_level=record.level,
+                overturn=overturn,
+                score=audit.score,
+                rake_pct=stake.rake,
+                dealer_seat=audit.dealer,
+                g_eff=audit.settlement.g_eff,
+                balances=stake.balances,
+            )
+        expect = {
+            "valid": True,
+            "finding": 0,
+            "score": audit.score,
+            "dealer": audit.dealer,
+            "contract": contract(audit.bidding),
+            "overturn_multiplier": audit.bidding.overturn_multiplier,
+        } | settle_expect(audit.settlement, coins, prefix="settlement.")
+        self.add("AuditHand", request, expect)
+
+
+# --------------------------------------------------------------------------------------------------
+# worst cases: long throws full of pairs and tractors
+
+
+def _rich_hand(
+    ctx: TrumpContext, rng: random.Random, pool: list[int], category: int, *, pairs: int, singles: int
+) -> list[int]:
+    """Take from ``pool`` pairs (runs of adjacent rungs where possible) and some singles of a category."""
+    ladder = [face for rung in ctx.ladder[category] for face in rung]
+    start = rng.randrange(max(len(ladder) - pairs, 1))
+    chosen: list[int] = []
+    for face in ladder[start:] + ladder[:start]:
+        if len(chosen) >= 2 * pairs:
+            break
+        if pool.count(face) == COPIES:
+            chosen += [face, face]
+            pool.remove(face)
+            pool.remove(face)
+    for face in [f for f in rng.sample(pool, len(pool)) if ctx.category[f] == category][:singles]:
+        chosen.append(face)
+        pool.remove(face)
+    return chosen
+
+
+def stress_script(seed: int, preset: str) -> Script:
+    """A lead that throws a whole trump holding of pairs and tractors, three follows, and ResolveTrick.
+
+    The followers hold more trumps than were led, with pairs, so every follow check runs the full
+    structure search (R5.3); one follow in three is first tried illegally.
+    """
+    rng = random.Random(seed)
+    rules = PRESETS[preset]
+    level = rng.randint(2, 14)
+    trump = rng.choice([Suit.S, Suit.H, Suit.C, Suit.D, None])
+    ctx = trump_context(level, trump)
+    pool = [face for face in range(NUM_FACES) for _ in range(COPIES)]
+    rng.shuffle(pool)
+    leader = rng.randrange(PLAYERS)
+    hands: dict[int, list[int]] = {
+        leader: _rich_hand(ctx, rng, pool, TRUMP, pairs=rng.randint(4, 6), singles=rng.randint(0, 2))
+    }
+    follower = (leader + rng.randint(1, 3)) % PLAYERS
+    hands[follower] = _rich_hand(ctx, rng, pool, TRUMP, pairs=rng.randint(5, 7), singles=rng.randint(3, 6))
+    for seat in range(PLAYERS):
+        taken = hands.setdefault(seat, [])
+        while len(taken) < HAND_SIZE:
+            taken.append(pool.pop())
+    counts = {seat: hand_of(faces) for seat, faces in hands.items()}
+    lead = tuple(sorted(face for face in hands[leader] if ctx.category[face] == TRUMP))
+    calls: list[Call] = []
+    base: dict[str, Any] = {"ruleset": t.Ruleset(preset=preset), "level": level, "contract": CONTRACTS[trump]}
+    others = {seat: counts[seat] for seat in range(PLAYERS) if seat != leader}
+    verdict = check_lead(ctx, rules, hand=counts[leader], lead=lead, others=others)
+    request = pb.ValidatePlayRequest(
+        **base,
+        seat=leader,
+        hand=cards(faces_of(counts[leader])),
+        cards=cards(lead),
+        trick=pb.Trick(leader=leader),
+        other_hands=seat_cards(others),
+    )
+    calls.append(Call("ValidatePlay", request.SerializeToString(deterministic=True), play_expect(verdict)))
+    plays = [lead]
+    verdicts: list[Legal | Illegal] = [verdict]
+    for offset in (1, 2, 3):
+        seat = (leader + offset) % PLAYERS
+        trick = pb.Trick(
+            leader=leader,
+            plays=[t.SeatCards(seat=(leader + i) % PLAYERS, cards=cards(p)) for i, p in enumerate(plays)],
+        )
+        options = legal_plays(ctx, hand=counts[seat], lead=lead, limit=50).plays
+        play = tuple(sorted(rng.choice(options)))
+        attempts = []
+        if rng.random() < 1 / 3 and (wrong := illegal_follow(ctx, rules, rng, counts[seat], lead)):
+            attempts.append(wrong[0])
+        attempts.append(play)
+        for attempt in attempts:
+            follow = check_follow(ctx, rules, hand=counts[seat], lead=lead, play=attempt)
+            request = pb.ValidatePlayRequest(
+                **base, seat=seat, hand=cards(faces_of(counts[seat])), cards=cards(attempt), trick=trick
+            )
+            calls.append(
+                Call("ValidatePlay", request.SerializeToString(deterministic=True), play_expect(follow))
+            )
+        verdicts.append(follow)
+        plays.append(play)
+    resolve = pb.ResolveTrickRequest(
+        **base,
+        leader=leader,
+        plays=[t.SeatCards(seat=(leader + i) % PLAYERS, cards=cards(p)) for i, p in enumerate(plays)],
+        hands=seat_cards(counts),
+        dealer=rng.randrange(PLAYERS),
+    )
+    throw = verdict.throw if isinstance(verdict, Legal) else None
+    if throw is not None and not throw.succeeded:  # checked trick: a failed throw is not resolved
+        expect: dict[str, Any] = {"legal": False, "winner": 0, "plays.0.checked": True}
+    else:
+        result = resolve_trick(ctx, rules, leader=leader, plays=plays, dealer=resolve.dealer)
+        expect = trick_expect(result)
+    calls.append(Call("ResolveTrick", resolve.SerializeToString(deterministic=True), expect))
+    return Script(f"stress/{preset}/seed-{seed}", tuple(calls))
+
+
+# --------------------------------------------------------------------------------------------------
+# the command
+
+
+def table_scripts(kind: str, hands: int) -> list[Script]:
+    """``hands`` hands of one frontend: [000] tables alternate rulebook-000 and -001, [003] is coins."""
+    presets = ("rulebook-000", "rulebook-001") if kind == "000" else ("rulebook-003",)
+    scripts = []
+    for i in range(hands):
+        seed = SEED_BASE[kind] + i
+        scripts.append(HandScript(kind, seed, presets[i % len(presets)], random.Random(seed)).build())
+    return scripts
+
+
+def stress_scripts(count: int) -> list[Script]:
+    """``count`` worst-case positions, alternating the two throw procedures (THROW-000, THROW-003)."""
+    presets = ("rulebook-000", "rulebook-003")
+    return [stress_script(SEED_BASE["stress"] + i, presets[i % 2]) for i in range(count)]
+
+
+def generate(directory: Path, *, hands: int = DEFAULT_HANDS, stress: int = DEFAULT_STRESS) -> dict[str, int]:
+    """Write the three corpus files into ``directory``; calls written per kind."""
+    written = {}
+    for kind in ("000", "003"):
+        written[kind] = write(corpus_path(kind, directory), table_scripts(kind, hands))
+    written["stress"] = write(corpus_path("stress", directory), stress_scripts(stress))
+    return written
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m loadtest.corpus [--out DIR] [--hands N] [--stress N]``."""
+    parser = argparse.ArgumentParser(prog="loadtest.corpus", description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=CORPUS_DIR, help="directory (default loadtest/corpus)")
+    parser.add_argument("--hands", type=int, default=DEFAULT_HANDS, help="hands per table kind")
+    parser.add_argument("--stress", type=int, default=DEFAULT_STRESS, help="worst-case positions")
+    args = parser.parse_args(argv)
+    started = time.perf_counter()
+    written = generate(args.out, hands=args.hands, stress=args.stress)
+    for kind, calls in written.items():
+        size = corpus_path(kind, args.out).stat().st_size
+        print(f"{corpus_path(kind, args.out)}: {calls} calls, {size / 1024:.0f} KiB")
+    print(f"corpus generated in {time.perf_counter() - started:.1f}s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,47 @@
+# Load tests (loadtest/, loadtest/README.md). Included from the root Makefile, which defines BIN and
+# INSTALLED; every target installs Locust (the `loadtest` dependency group) by itself.
+# Everything runs against 127.0.0.1 only and stops by itself.
+
+_loadtest_saved_goal := $(.DEFAULT_GOAL)
+
+# The root Makefile's names, for when this file is read first (same values as there).
+BIN ?= .venv/bin
+INSTALLED ?= $(dir $(BIN)).installed
+
+LOADTEST_TIME ?= 60s
+LOADTEST_SMOKE_TIME ?= 5s
+LOADTEST_DISTRIBUTED_WORKERS ?= 2
+LOADTEST_ARGS ?=
+BENCH_ARGS ?=
+
+LOADTEST_INSTALLED := $(dir $(BIN)).installed-loadtest
+LOADTEST_PY := PYTHONPATH=$(CURDIR) $(BIN)/python
+CORPUS_FILES := loadtest/corpus/000.jsonl.gz loadtest/corpus/003.jsonl.gz loadtest/corpus/stress.jsonl.gz
+
+.PHONY: corpus loadtest loadtest-smoke bench loadtest-distributed
+
+$(LOADTEST_INSTALLED): pyproject.toml | $(INSTALLED)
+	$(BIN)/pip install -q --disable-pip-version-check -e . --group loadtest
+	touch $@
+
+# The corpus is generated, not committed: the same seeds always give the same bytes.
+$(CORPUS_FILES) &: loadtest/corpus.py loadtest/replay.py $(wildcard rules_core/*.py) | $(INSTALLED) $(LOADTEST_INSTALLED)
+	$(LOADTEST_PY) -m loadtest.corpus
+
+corpus: $(INSTALLED) $(LOADTEST_INSTALLED)  ## regenerate loadtest/corpus/ from seeded self-play
+	$(LOADTEST_PY) -m loadtest.corpus
+
+loadtest: $(INSTALLED) $(LOADTEST_INSTALLED) $(CORPUS_FILES) $(GENERATED)  ## step load, LOADTEST_TIME (60s); reports in loadtest/results/
+	$(LOADTEST_PY) -m loadtest.run --time $(LOADTEST_TIME) $(LOADTEST_ARGS)
+
+loadtest-smoke: $(INSTALLED) $(LOADTEST_INSTALLED) $(CORPUS_FILES) $(GENERATED)  ## 4 tables for LOADTEST_SMOKE_TIME (5s)
+	$(LOADTEST_PY) -m loadtest.run --smoke --time $(LOADTEST_SMOKE_TIME) $(LOADTEST_ARGS)
+
+bench: $(INSTALLED) $(LOADTEST_INSTALLED) $(CORPUS_FILES) $(GENERATED)  ## service vs echo server, one async client
+	$(LOADTEST_PY) -m loadtest.bench $(BENCH_ARGS)
+
+loadtest-distributed: $(INSTALLED) $(LOADTEST_INSTALLED) $(CORPUS_FILES) $(GENERATED)  ## Locust master + workers on this machine
+	loadtest/distributed.sh local $(LOADTEST_DISTRIBUTED_WORKERS) --time $(LOADTEST_TIME) $(LOADTEST_ARGS)
+
+# Included before the root Makefile's first target, this file must not become the default goal.
+.DEFAULT_GOAL := $(_loadtest_saved_goal)

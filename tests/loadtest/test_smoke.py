@@ -1,0 +1,109 @@
+"""The load test's CI smoke: real Locust, headless, for a few seconds against the real service.
+
+The service (``tractor-rules serve``, one worker) listens on an ephemeral 127.0.0.1 port; Locust runs as
+a subprocess through ``loadtest.run`` with a hard timeout, on a small corpus generated here. Two runs:
+the honest corpus must give zero failures and real traffic; a corpus with deliberately wrong answers
+must be reported as failures, with a non-zero exit, which proves the verdict checker can fail.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from loadtest.corpus import generate
+from loadtest.replay import CORPUS_ENV, KINDS, Call, Script, corpus_path, read, write
+from loadtest.service import ROOT, ServiceProcess, python_env
+
+RUN_TIMEOUT = 60
+"""Hard limit for one ``loadtest.run`` (it stops by itself after a few seconds)."""
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A small corpus: a few hands per frontend and a few stress positions."""
+    directory = tmp_path_factory.mktemp("corpus")
+    generate(directory, hands=6, stress=6)
+    return directory
+
+
+@pytest.fixture(scope="module")
+def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServiceProcess]:
+    """The real multi-process server on 127.0.0.1 with a free port, stopped after the module."""
+    log = tmp_path_factory.mktemp("service") / "service.log"
+    with ServiceProcess(workers=1, log_path=log) as process:
+        yield process
+    assert process.proc.returncode == 0, log.read_text()
+
+
+def run_locust(
+    service: ServiceProcess, corpus: Path, results: Path, *args: str
+) -> tuple[int, dict[str, Any]]:
+    """``python -m loadtest.run --smoke`` against the service; (exit status, the run's summary)."""
+    command = [sys.executable, "-m", "loadtest.run", "--smoke", "--port", str(service.port)]
+    command += ["--results", str(results), "--no-pin", *args]
+    done = subprocess.run(
+        command,
+        cwd=ROOT,
+        env=python_env(**{CORPUS_ENV: str(corpus)}),
+        capture_output=True,
+        text=True,
+        timeout=RUN_TIMEOUT,
+        check=False,
+    )
+    summary_path = results / "smoke_summary.json"
+    assert summary_path.exists(), done.stdout[-3000:] + done.stderr[-3000:]
+    return done.returncode, json.loads(summary_path.read_text(encoding="utf-8"))
+
+
+def test_smoke_has_traffic_and_no_failures(service: ServiceProcess, corpus: Path, tmp_path: Path) -> None:
+    code, summary = run_locust(service, corpus, tmp_path, "--time", "5s")
+    assert code == 0, summary["errors"]
+    assert summary["failures"] == 0, summary["errors"]
+    assert summary["requests"] > 0
+    assert summary["methods"]["ValidatePlay"]["requests"] > 0
+    assert {"ValidatePlay", "ResolveTrick"} <= set(summary["methods"])
+    assert (tmp_path / "smoke.html").stat().st_size > 0
+    assert (tmp_path / "smoke_stats.csv").exists()
+
+
+def test_a_wrong_expected_verdict_is_a_failure(service: ServiceProcess, corpus: Path, tmp_path: Path) -> None:
+    wrong = tmp_path / "wrong-corpus"
+    for kind in KINDS:  # every trick's winner moved one seat on: the service is right, the corpus is not
+        scripts = [
+            Script(
+                script.name,
+                tuple(
+                    Call(
+                        call.method, call.request, {**call.expect, "winner": (call.expect["winner"] + 1) % 4}
+                    )
+                    if call.method == "ResolveTrick"
+                    else call
+                    for call in script.calls
+                ),
+            )
+            for script in read(corpus_path(kind, corpus))
+        ]
+        write(corpus_path(kind, wrong), scripts)
+    code, summary = run_locust(service, wrong, tmp_path / "results", "--time", "4s")
+    assert code != 0
+    assert summary["failures"] > 0
+    assert summary["methods"]["ResolveTrick"]["failures"] > 0
+    assert summary["methods"].get("ValidatePlay", {}).get("failures", 0) == 0
+    assert any(
+        "winner is" in error["error"] and "the rules say" in error["error"] for error in summary["errors"]
+    )
+
+
+def test_the_load_generator_does_no_rules_work() -> None:
+    """Importing the locustfile (and with it the gRPC user and the replay) never loads rules_core."""
+    probe = "import sys, loadtest.locustfile; sys.exit('rules_core' in sys.modules)"
+    command = [sys.executable, "-c", probe]
+    done = subprocess.run(command, check=False, cwd=ROOT, env=python_env(), capture_output=True, timeout=60)
+    assert done.returncode == 0, done.stderr
