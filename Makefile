@@ -13,6 +13,7 @@ PROTO_BASELINE := protos/baseline.binpb
 
 include deploy/deploy.mk
 include loadtest/loadtest.mk
+include services/hardening.mk
 
 $(INSTALLED): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -49,7 +50,7 @@ lint: $(INSTALLED) proto-check
 	$(BIN)/ruff format --check .
 
 typecheck: $(INSTALLED)
-	$(BIN)/mypy rules_core services protos/generate.py
+	$(BIN)/mypy rules_core services protos/generate.py hardening
 
 unit: $(INSTALLED) $(GENERATED) deploy-deps
 	$(BIN)/pytest -n 2

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Final
 
 from services import config as config_module
-from services import logs
+from services import logs, security
 
 MULTIPROC_ENV: Final = "PROMETHEUS_MULTIPROC_DIR"
 
@@ -60,7 +60,8 @@ def build_parser() -> argparse.ArgumentParser:
     """The ``tractor-rules`` argument parser with its ``serve`` command."""
     parser = argparse.ArgumentParser(prog="tractor-rules", description="The Tractor rules service.")
     commands = parser.add_subparsers(dest="command", required=True)
-    serve_parser = commands.add_parser("serve", help="serve the gRPC rules service")
+    # no abbreviations: "--auth-token SECRET" must not be taken for "--auth-token-file SECRET"
+    serve_parser = commands.add_parser("serve", help="serve the gRPC rules service", allow_abbrev=False)
     config_module.add_arguments(serve_parser)
     return parser
 
@@ -70,6 +71,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         config = config_module.load(args)
+        security.check(config)  # unreadable certificates or tokens: a clean exit 2, before any fork
     except ValueError as error:
         print(f"tractor-rules: {error}", file=sys.stderr)
         return 2

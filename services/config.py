@@ -9,11 +9,13 @@ from __future__ import annotations
 import argparse
 import os
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from typing import Any, Final
 
 ENV_PREFIX: Final = "TRACTOR_RULES_"
 MIB: Final = 1024 * 1024
+ENV_ONLY: Final = "env_only"
+"""Field metadata key: a secret read from the environment only, so it never shows in ``ps`` output."""
 
 
 def _default_workers() -> int:
@@ -44,6 +46,24 @@ class ServerConfig:
     """On SIGTERM, how long health reports NOT_SERVING while calls are still served (within the grace)."""
     log_level: str = "INFO"
     """Logging level of the JSON log lines on stderr."""
+    tls_cert: str = ""
+    """PEM certificate chain the server presents; with ``tls_key`` it turns TLS on (empty: plaintext)."""
+    tls_key: str = ""
+    """PEM private key of ``tls_cert``."""
+    tls_client_ca: str = ""
+    """PEM CA bundle: with it every client must present a certificate this CA signed (mutual TLS)."""
+    auth_token_file: str = ""
+    """File of bearer tokens, one per line (several during a rotation): every RPC but health must send
+    ``authorization: Bearer <token>``."""
+    auth_token: str = field(default="", repr=False, metadata={ENV_ONLY: True})
+    """One bearer token, from ``TRACTOR_RULES_AUTH_TOKEN`` only (no flag: a flag shows in ``ps``)."""
+    max_concurrent_rpcs: int = 1000
+    """Calls one worker holds at once, running or queued; beyond it RESOURCE_EXHAUSTED; 0: no limit."""
+    max_request_seconds: float = 5.0
+    """Server-side ceiling on a call's time in a worker, whatever its deadline: checked on arrival and
+    between steps, past it RESOURCE_EXHAUSTED; 0: none."""
+    worker_restarts: int = 5
+    """Workers that may die and be replaced within a minute; one more stops the service (status 1)."""
 
     def __post_init__(self) -> None:
         problems = []
@@ -57,6 +77,14 @@ class ServerConfig:
             problems.append("max_message_bytes must be at least 1024")
         if self.grace_seconds < 0 or self.drain_seconds < 0:
             problems.append("grace_seconds and drain_seconds must be >= 0")
+        if bool(self.tls_cert) != bool(self.tls_key):
+            problems.append("tls_cert and tls_key go together")
+        if self.tls_client_ca and not self.tls_cert:
+            problems.append("tls_client_ca (mutual TLS) needs tls_cert and tls_key")
+        if self.auth_token and self.auth_token_file:
+            problems.append("give auth_token or auth_token_file, not both")
+        if self.max_concurrent_rpcs < 0 or self.max_request_seconds < 0 or self.worker_restarts < 0:
+            problems.append("max_concurrent_rpcs, max_request_seconds and worker_restarts must be >= 0")
         if problems:
             raise ValueError("; ".join(problems))
 
@@ -70,6 +98,18 @@ class ServerConfig:
         """The drain period, never longer than the grace period it is part of."""
         return min(self.drain_seconds, self.grace_seconds)
 
+    @property
+    def transport(self) -> str:
+        """``plaintext``, ``tls`` or ``mtls``: what the gRPC port speaks."""
+        if not self.tls_cert:
+            return "plaintext"
+        return "mtls" if self.tls_client_ca else "tls"
+
+    @property
+    def authenticates(self) -> bool:
+        """Whether RPCs need a bearer token."""
+        return bool(self.auth_token or self.auth_token_file)
+
 
 _PARSERS: Final[dict[str, Callable[[str], Any]]] = {
     "address": str,
@@ -82,6 +122,14 @@ _PARSERS: Final[dict[str, Callable[[str], Any]]] = {
     "grace_seconds": float,
     "drain_seconds": float,
     "log_level": str.upper,
+    "tls_cert": str,
+    "tls_key": str,
+    "tls_client_ca": str,
+    "auth_token_file": str,
+    "auth_token": str,
+    "max_concurrent_rpcs": int,
+    "max_request_seconds": float,
+    "worker_restarts": int,
 }
 
 
@@ -93,6 +141,8 @@ def env_name(field: str) -> str:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Add one ``--flag`` per setting; unset flags fall back to the environment, then the default."""
     for item in fields(ServerConfig):
+        if item.metadata.get(ENV_ONLY):
+            continue
         flag = "--" + item.name.replace("_", "-")
         parser.add_argument(
             flag,
@@ -127,6 +177,6 @@ def load(args: argparse.Namespace | None = None, env: Mapping[str, str] | None =
 
 def parse(argv: Sequence[str], env: Mapping[str, str] | None = None) -> ServerConfig:
     """Parse ``serve`` flags alone (used by tests and by the CLI)."""
-    parser = argparse.ArgumentParser(prog="tractor-rules serve")
+    parser = argparse.ArgumentParser(prog="tractor-rules serve", allow_abbrev=False)
     add_arguments(parser)
     return load(parser.parse_args(list(argv)), env)

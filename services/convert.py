@@ -51,6 +51,12 @@ from tractor.rules.v1 import types_pb2 as t
 DEFAULT_PRESET: Final = "default"
 MAX_DECLARATIONS: Final = 100
 """Far more acts than a deal allows (4 stages, a few rejected tries each): bounds a request's work."""
+MAX_CARDS: Final = COPIES * NUM_FACES
+"""The most cards any one field can hold: both decks (108). Checked by length before any card is read."""
+MAX_LEVELS: Final = 13
+"""The most ranks a list of levels can name (2 .. A)."""
+MAX_ECHO: Final = 40
+"""Characters of a caller's string repeated in an error message: details and logs stay small."""
 MIN_LEVEL: Final = 2
 MAX_LEVEL: Final = 14
 
@@ -126,18 +132,37 @@ _OVERRIDES: Final[tuple[tuple[str, str, Any, str, type[Enum]], ...]] = (
 )
 
 
+def echo(text: str) -> str:
+    """A caller's string for an error message, cut to ``MAX_ECHO`` characters.
+
+    >>> echo("house"), echo("x" * 100)[-12:]
+    ("'house'", "… (100 chars)")
+    """
+    if len(text) <= MAX_ECHO:
+        return repr(text)
+    return f"{text[:MAX_ECHO]!r}… ({len(text)} chars)"
+
+
 def ruleset(message: t.Ruleset, path: str = "ruleset") -> tuple[Rules, str]:
     """The ``Rules`` a request asks for (its preset, then its overrides) and the preset's name."""
     preset = message.preset or DEFAULT_PRESET
     if preset not in PRESETS:
         names = ", ".join(sorted(PRESETS))
-        raise invalid(f"{path}.preset", Reason.UNKNOWN_VALUE, f"unknown preset {preset!r}; one of {names}")
+        raise invalid(
+            f"{path}.preset", Reason.UNKNOWN_VALUE, f"unknown preset {echo(preset)}; one of {names}"
+        )
     changes: dict[str, Any] = {}
     for field, attribute, wrapper, prefix, domain in _OVERRIDES:
         value = getattr(message, field)
         if value:
             changes[attribute] = _enum(value, wrapper, prefix, domain, f"{path}.{field}")
     if message.HasField("must_play"):
+        if len(message.must_play.levels) > MAX_LEVELS:
+            raise invalid(
+                f"{path}.must_play.levels",
+                Reason.BAD_SIZE,
+                f"at most {MAX_LEVELS} levels (2 .. A), got {len(message.must_play.levels)}",
+            )
         changes["must_play"] = frozenset(
             level(value, f"{path}.must_play.levels[{i}]") for i, value in enumerate(message.must_play.levels)
         )
@@ -151,8 +176,17 @@ def ruleset(message: t.Ruleset, path: str = "ruleset") -> tuple[Rules, str]:
 # --------------------------------------------------------------------------------------------------
 
 
-def faces(values: Iterable[int], path: str) -> tuple[int, ...]:
-    """Card enum numbers to faces; rejects unknown cards and a face more than twice in the list."""
+def faces(values: Sequence[int], path: str) -> tuple[int, ...]:
+    """Card enum numbers to faces; rejects unknown cards and a face more than twice in the list.
+
+    A list longer than both decks is refused by its length alone, before a card is read.
+    """
+    if len(values) > MAX_CARDS:
+        raise invalid(
+            path,
+            Reason.BAD_SIZE,
+            f"a card list holds at most {MAX_CARDS} cards (two decks), got {len(values)}",
+        )
     result: list[int] = []
     counts = [0] * NUM_FACES
     for i, value in enumerate(values):
@@ -214,6 +248,8 @@ def seat_cards(
 ) -> dict[int, tuple[int, ...]]:
     """Cards per seat for exactly ``seats`` (each once), each of ``low..high`` cards, added to ``deck``."""
     wanted = sorted(set(seats))
+    if len(messages) > PLAYERS:
+        raise invalid(path, Reason.BAD_SIZE, f"at most one entry per seat ({PLAYERS}), got {len(messages)}")
     found: dict[int, tuple[int, ...]] = {}
     for i, message in enumerate(messages):
         where = f"{path}[{i}]"
@@ -329,21 +365,6 @@ def table_plays(
                 f"every play has the lead's {len(lead)} cards, got {len(play)}",
             )
     return plays
-    lead = plays[0] if plays else ()
-    if not lead or decompose(ctx, lead).category is None:
-        raise invalid(
-            f"{path}[0].cards",
-            Reason.INCONSISTENT,
-            "a lead on the table is one or more cards of one category",
-        )
-    for i, play in enumerate(plays[1:], start=1):
-        if len(play) != len(lead):
-            raise invalid(
-                f"{path}[{i}].cards",
-                Reason.BAD_SIZE,
-                f"every play has the lead's {len(lead)} cards, got {len(play)}",
-            )
-    return tuple(plays)
 
 
 def declarations(messages: Sequence[pb.Declaration], path: str) -> list[Declaration]:

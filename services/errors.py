@@ -28,6 +28,8 @@ class Reason(StrEnum):
     """Seats that do not follow the turn order, or a seat listed twice."""
     INCONSISTENT = "INCONSISTENT"
     """Fields that contradict each other or the ruleset."""
+    MALFORMED = "MALFORMED"
+    """Bytes that do not decode as the field's type: a truncated or corrupt encoding, bad UTF-8."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,3 +59,21 @@ def invalid(field: str, reason: Reason, description: str) -> InvalidRequestError
 
 class DeadlineExceededError(Exception):
     """The caller's deadline passed before the work was done; mapped to DEADLINE_EXCEEDED."""
+
+
+class WorkCeilingError(Exception):
+    """The call has been in the server longer than the server's own ceiling (``max_request_seconds``),
+    whatever the caller's deadline; mapped to RESOURCE_EXHAUSTED so an overloaded worker sheds work it
+    would otherwise do for callers that have most likely given up."""
+
+    def __init__(self, ceiling: float, elapsed: float) -> None:
+        self.ceiling = ceiling
+        self.elapsed = elapsed
+        super().__init__(
+            f"the call spent {elapsed:.3f} s in the server, past its work ceiling of {ceiling:g} s; "
+            "retry later"
+        )
+
+
+class ClientGoneError(Exception):
+    """The caller cancelled or disconnected: the rest of the work would be thrown away, so stop."""

@@ -1,4 +1,4 @@
-"""The one interceptor every unary RPC passes through: statuses, deadlines, metrics and error logs.
+"""The one interceptor every unary RPC passes through: statuses, deadlines, limits, metrics and error logs.
 
 Handlers return responses or raise typed errors; only this module builds statuses:
 
@@ -6,14 +6,20 @@ Handlers return responses or raise typed errors; only this module builds statuse
   ``google.rpc.ErrorInfo`` (domain ``rules.tractor``) in the rich status details;
 * ``DeadlineExceededError``, or a request that arrives with its deadline already spent ->
   DEADLINE_EXCEEDED, before any rules work is done;
-* a request whose bytes do not decode -> INVALID_ARGUMENT (gRPC would answer INTERNAL);
+* ``WorkCeilingError``: the call has been in the worker longer than ``max_request_seconds`` (it queued
+  behind others) -> RESOURCE_EXHAUSTED with an ErrorInfo, before more work is done;
+* ``ClientGoneError``: the caller cancelled or disconnected -> the work stops (CANCELLED, for the metrics);
+* a request whose bytes do not decode -> INVALID_ARGUMENT naming the malformed field (gRPC would answer
+  INTERNAL);
 * anything else -> INTERNAL with a generic message; the traceback goes to the log, never to the wire.
 
-Streaming handlers (health ``Watch``, reflection) are passed through untouched.
+The checks run on arrival and wherever a handler calls :func:`check_deadline` between steps. Streaming
+handlers (health ``Watch``, reflection) are passed through untouched.
 """
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable
 from typing import Any, Final, NoReturn, Protocol
@@ -23,15 +29,26 @@ import google.rpc.error_details_pb2 as rpc_details
 import google.rpc.status_pb2 as rpc_status_pb2
 import grpc
 from google.protobuf import any_pb2
+from google.protobuf.descriptor import Descriptor
 from google.protobuf.message import DecodeError
 from grpc_status import rpc_status
 
 from services import logs
-from services.errors import DeadlineExceededError, FieldViolation, InvalidRequestError, Reason
+from services.errors import (
+    ClientGoneError,
+    DeadlineExceededError,
+    FieldViolation,
+    InvalidRequestError,
+    Reason,
+    WorkCeilingError,
+)
 from services.metrics import Metrics
+from services.wireformat import locate
 
 ERROR_DOMAIN: Final = "rules.tractor"
 INTERNAL_MESSAGE: Final = "internal error; the server log has the details"
+WORK_CEILING: Final = "WORK_CEILING"
+"""ErrorInfo reason of a call refused because it spent longer in the server than its ceiling."""
 
 _log = logs.get("rpc")
 
@@ -51,33 +68,104 @@ class Context(Protocol):
     def code(self) -> Any:
         """The status code set so far, if any."""
 
+    def is_active(self) -> bool:
+        """False once the caller has cancelled, disconnected or run out of time."""
+
+
+class CallContext:
+    """A call's gRPC context plus the server's own ceiling on the call's time (``max_request_seconds``).
+
+    The clock starts when the call arrives (the interceptor is consulted on gRPC's polling thread,
+    before the call queues for a worker thread), so time spent waiting behind other calls counts.
+    Everything else is the gRPC context's.
+    """
+
+    __slots__ = ("_arrived", "_ceiling", "_context")
+
+    def __init__(self, context: Any, *, arrived: float, ceiling: float) -> None:
+        self._context = context
+        self._arrived = arrived
+        self._ceiling = ceiling
+
+    def time_remaining(self) -> float | None:
+        """Seconds left before the caller's deadline, or None without one."""
+        remaining: float | None = self._context.time_remaining()
+        return remaining
+
+    def abort(self, code: Any, details: str) -> NoReturn:
+        """End the call with a status."""
+        self._context.abort(code, details)
+        raise AssertionError("grpc's abort returned")  # pragma: no cover - abort always raises
+
+    def abort_with_status(self, status: Any) -> NoReturn:
+        """End the call with a rich status."""
+        self._context.abort_with_status(status)
+        raise AssertionError("grpc's abort_with_status returned")  # pragma: no cover
+
+    def code(self) -> Any:
+        """The status code set so far, if any."""
+        return self._context.code()
+
+    def is_active(self) -> bool:
+        """False once the caller has cancelled, disconnected or run out of time."""
+        return bool(self._context.is_active())
+
+    def check_ceiling(self) -> None:
+        """Raise WorkCeilingError once the call has been in the server longer than its ceiling."""
+        if self._ceiling:
+            elapsed = time.monotonic() - self._arrived
+            if elapsed > self._ceiling:
+                raise WorkCeilingError(self._ceiling, elapsed)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._context, name)
+
 
 class _Undecodable:
     """Stands in for a request whose bytes are not a valid message of the method's type."""
 
-    def __init__(self, error: Exception) -> None:
+    def __init__(self, error: Exception, data: bytes, descriptor: Descriptor | None) -> None:
         self.error = error
+        self.data = data
+        self.descriptor = descriptor
+
+    def violation(self) -> FieldViolation:
+        """The malformed field, found by walking the bytes with the request's descriptor."""
+        found = locate(self.data, self.descriptor) if self.descriptor is not None else None
+        if found is not None:
+            return FieldViolation(found.field, Reason.MALFORMED, found.describe())
+        return FieldViolation("", Reason.MALFORMED, f"the request does not decode: {self.error}")
 
 
 def _safe(deserializer: Callable[[bytes], Any] | None) -> Callable[[bytes], Any] | None:
     """Wrap a deserializer so that bad bytes reach the interceptor instead of becoming INTERNAL."""
     if deserializer is None:
         return None
+    message_class = getattr(deserializer, "__self__", None)  # FromString is a classmethod of the type
+    descriptor = getattr(message_class, "DESCRIPTOR", None)
 
     def deserialize(data: bytes) -> Any:
         try:
             return deserializer(data)
         except (DecodeError, ValueError, TypeError) as error:  # upb raises DecodeError; be generous
-            return _Undecodable(error)
+            return _Undecodable(error, data, descriptor if isinstance(descriptor, Descriptor) else None)
 
     return deserialize
 
 
 def check_deadline(context: Context) -> None:
-    """Raise DeadlineExceededError when the caller's deadline has passed (checked between steps)."""
+    """Stop a call that should not go on; handlers call it between steps.
+
+    Raises DeadlineExceededError when the caller's deadline has passed, WorkCeilingError when the call
+    has been in the server longer than its ceiling, ClientGoneError when the caller is gone.
+    """
     remaining = context.time_remaining()
     if remaining is not None and remaining <= 0:
         raise DeadlineExceededError
+    if isinstance(context, CallContext):
+        context.check_ceiling()
+    if not context.is_active():
+        raise ClientGoneError
 
 
 def bad_request_status(error: InvalidRequestError) -> Any:
@@ -106,22 +194,44 @@ def bad_request_status(error: InvalidRequestError) -> Any:
     return rpc_status.to_status(status)
 
 
+def ceiling_status(error: WorkCeilingError) -> Any:
+    """The RESOURCE_EXHAUSTED status of a call past its work ceiling, with an ErrorInfo saying so."""
+    info = rpc_details.ErrorInfo(
+        reason=WORK_CEILING,
+        domain=ERROR_DOMAIN,
+        metadata={"ceiling_seconds": f"{error.ceiling:g}", "elapsed_seconds": f"{error.elapsed:.3f}"},
+    )
+    packed = any_pb2.Any()
+    packed.Pack(info)
+    status = rpc_status_pb2.Status(code=rpc_code.RESOURCE_EXHAUSTED, message=str(error), details=[packed])
+    return rpc_status.to_status(status)
+
+
 class RpcInterceptor(grpc.ServerInterceptor):  # type: ignore[misc]  # grpc is untyped
     """Maps errors to statuses and records the standard gRPC server metrics for every unary call."""
 
-    def __init__(self, metrics: Metrics) -> None:
+    def __init__(self, metrics: Metrics, *, max_request_seconds: float = 0.0) -> None:
         self._metrics = metrics
+        self._ceiling = max_request_seconds
+        self._throttle = logs.Throttle()
+
+    def _client_error(self, msg: str, extra: dict[str, Any], level: int = logging.WARNING) -> None:
+        """Log a problem the caller caused, within the throttle (a bad client cannot flood the log)."""
+        logs.throttled(_log, self._throttle, level, msg, extra)
 
     def intercept_service(self, continuation: Callable[[Any], Any], handler_call_details: Any) -> Any:
         """Wrap unary-unary handlers; leave streaming ones (health Watch, reflection) as they are."""
+        arrived = time.monotonic()  # on gRPC's polling thread: the call has not queued yet
         handler = continuation(handler_call_details)
         if handler is None or handler.unary_unary is None:
             return handler
         full_method: str = handler_call_details.method
         behaviour = handler.unary_unary
+        ceiling = self._ceiling
 
-        def wrapped(request: Any, context: Context) -> Any:
-            return self._call(behaviour, request, context, full_method=full_method)
+        def wrapped(request: Any, context: Any) -> Any:
+            call = CallContext(context, arrived=arrived, ceiling=ceiling)
+            return self._call(behaviour, request, call, full_method=full_method)
 
         return grpc.unary_unary_rpc_method_handler(
             wrapped,
@@ -142,19 +252,17 @@ class RpcInterceptor(grpc.ServerInterceptor):  # type: ignore[misc]  # grpc is u
         start = time.perf_counter()
         code = grpc.StatusCode.OK
         try:
-            if isinstance(request, _Undecodable):
-                raise InvalidRequestError(
-                    FieldViolation("", Reason.UNKNOWN_VALUE, f"the request does not decode: {request.error}")
-                )
             check_deadline(context)
+            if isinstance(request, _Undecodable):
+                raise InvalidRequestError(request.violation())
             response = behaviour(request, context)
             code = context.code() or grpc.StatusCode.OK  # a handler may set a code (health NOT_FOUND)
             return response
         except InvalidRequestError as error:
             code = grpc.StatusCode.INVALID_ARGUMENT
-            _log.warning(
+            self._client_error(
                 "invalid argument",
-                extra={
+                {
                     "method": full_method,
                     "code": code.name,
                     "reason": str(error),
@@ -164,10 +272,22 @@ class RpcInterceptor(grpc.ServerInterceptor):  # type: ignore[misc]  # grpc is u
             context.abort_with_status(bad_request_status(error))
         except DeadlineExceededError:
             code = grpc.StatusCode.DEADLINE_EXCEEDED
-            _log.warning(
-                "deadline exceeded", extra={"method": full_method, "code": code.name, "reason": "deadline"}
+            self._client_error(
+                "deadline exceeded", {"method": full_method, "code": code.name, "reason": "deadline"}
             )
             context.abort(code, "the deadline passed before the rules work was done")
+        except WorkCeilingError as error:
+            code = grpc.StatusCode.RESOURCE_EXHAUSTED
+            self._client_error(
+                "work ceiling", {"method": full_method, "code": code.name, "reason": str(error)}
+            )
+            context.abort_with_status(ceiling_status(error))
+        except ClientGoneError:
+            code = grpc.StatusCode.CANCELLED  # nobody will read it: the metrics and the log say what happened
+            self._client_error(
+                "caller gone", {"method": full_method, "code": code.name, "reason": "cancelled"}, logging.INFO
+            )
+            context.abort(code, "the caller cancelled the call")
         except Exception as error:
             aborted = context.code()
             if aborted is not None and aborted != grpc.StatusCode.OK:  # the handler aborted on purpose

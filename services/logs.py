@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import logging
 import sys
+import threading
 import time
 from typing import Any, Final
 
@@ -49,3 +50,45 @@ def configure(level: str = "INFO") -> None:
 def get(name: str) -> logging.Logger:
     """A logger under the ``tractor_rules`` hierarchy."""
     return logging.getLogger(f"tractor_rules.{name}")
+
+
+class Throttle:
+    """A token bucket for log lines a caller can cause (bad requests, refused tokens): at most ``rate``
+    lines a second after a burst of ``burst``, so a hostile or broken client cannot flood the log.
+
+    Lines it holds back are counted; the next line let through carries the count (``suppressed``).
+    Server faults (INTERNAL) are never throttled. Thread-safe.
+    """
+
+    def __init__(self, rate: float = 20.0, burst: int = 100) -> None:
+        self._rate = rate
+        self._burst = float(burst)
+        self._tokens = float(burst)
+        self._last = time.monotonic()
+        self._suppressed = 0
+        self._lock = threading.Lock()
+
+    def allow(self) -> int | None:
+        """None to hold this line back; otherwise the number of lines held back since the last one."""
+        with self._lock:
+            now = time.monotonic()
+            self._tokens = min(self._burst, self._tokens + (now - self._last) * self._rate)
+            self._last = now
+            if self._tokens < 1:
+                self._suppressed += 1
+                return None
+            self._tokens -= 1
+            suppressed, self._suppressed = self._suppressed, 0
+            return suppressed
+
+
+def throttled(
+    logger: logging.Logger, throttle: Throttle, level: int, msg: str, extra: dict[str, Any]
+) -> None:
+    """Log ``msg`` unless ``throttle`` holds it back; a line after a pause says how many were dropped."""
+    suppressed = throttle.allow()
+    if suppressed is None or not logger.isEnabledFor(level):
+        return
+    if suppressed:
+        extra = {**extra, "suppressed": suppressed}
+    logger.log(level, msg, extra=extra)

@@ -106,6 +106,13 @@ class Metrics:
             ("grpc_method", "preset"),
             registry=registry,
         )
+        self.in_flight = Gauge(
+            "tractor_rules_requests_in_flight",
+            "Unary calls inside the handlers now (summed over live workers): 0 when idle, whatever the "
+            "callers did (cancelled, disconnected, timed out).",
+            registry=registry,
+            multiprocess_mode="livesum",
+        )
         build = Gauge(
             "tractor_rules_build_info",
             "Always 1; the labels say what is running.",
@@ -118,13 +125,24 @@ class Metrics:
         ).set(1)
 
     def rpc_started(self, service: str, method: str) -> None:
-        """Count a unary call as started."""
+        """Count a unary call as started (and in flight)."""
         self.started.labels("unary", service, method).inc()
+        self.in_flight.inc()
 
     def rpc_handled(self, service: str, method: str, code: str, seconds: float) -> None:
         """Count a unary call as finished with ``code`` and record how long it took."""
+        self.in_flight.dec()
         self.handled.labels("unary", service, method, code).inc()
         self.handling.labels("unary", service, method).observe(seconds)
+
+
+def worker_restarts() -> Counter:
+    """Parent only: workers replaced after dying (multiprocess mode: summed into ``/metrics``)."""
+    return Counter(
+        "tractor_rules_worker_restarts_total",
+        "Worker processes that died and were replaced by the supervisor.",
+        registry=None,
+    )
 
 
 def settlement_band(winner: str, gained: int) -> str:

@@ -8,6 +8,7 @@ stops taking calls and in-flight ones get the rest of the grace period to finish
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import threading
@@ -22,7 +23,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 from prometheus_client import CollectorRegistry
 
-from services import logs
+from services import logs, security
 from services.config import ServerConfig
 from services.interceptor import RpcInterceptor
 from services.metrics import Metrics
@@ -33,6 +34,8 @@ RULES_SERVICE: Final = rules_service_pb2.DESCRIPTOR.services_by_name["RulesServi
 """``tractor.rules.v1.RulesService``: the health and reflection name of the service."""
 SERVICE_NAMES: Final = (RULES_SERVICE, health.SERVICE_NAME, reflection.SERVICE_NAME)
 """Every service the server exposes, as listed by reflection."""
+PRESTART_SECONDS: Final = 5.0
+"""How long the request threads wait for each other at start (see ``prestart``)."""
 PARENT_POLL_SECONDS: Final = 1.0
 """How often a worker checks that its parent is alive (an orphaned worker shuts itself down)."""
 
@@ -58,26 +61,56 @@ def new_health() -> health.HealthServicer:
     )
 
 
+def prestart(executor: futures.ThreadPoolExecutor, count: int) -> None:
+    """Start all ``count`` request threads now instead of on the first bursts of load.
+
+    A ThreadPoolExecutor adds a thread only when every existing one is busy, so a worker would grow
+    for as long as new peaks of concurrency come along, each new thread adding its stack and buffers;
+    started up front, the worker's threads and memory after warm-up are what they will stay. Each task
+    waits until all of them run (or 5 s), which forces one thread per task.
+    """
+    barrier = threading.Barrier(count)
+
+    def hold() -> None:
+        with contextlib.suppress(threading.BrokenBarrierError):
+            barrier.wait(PRESTART_SECONDS)
+
+    for _ in range(count):
+        executor.submit(hold)
+
+
 def create_server(
     config: ServerConfig,
     *,
     registry: CollectorRegistry,
     health_servicer: health.HealthServicer | None = None,
 ) -> tuple[Any, int]:
-    """An unstarted server with the rules servicer, the interceptor, health and reflection; and its port.
+    """An unstarted server with the rules servicer, the interceptors, health and reflection; and its port.
 
     Every service is marked SERVING in ``health_servicer`` (one is made when not given); metrics are
-    registered on ``registry``. Raises OSError when the address cannot be bound.
+    registered on ``registry``. The port is TLS or mutual TLS when the configuration names certificates,
+    and a bearer token is required when it names one (``services.security``). Raises OSError when the
+    address cannot be bound, ValueError when a certificate or token file cannot be used.
+
+    The error interceptor is the outer one, so refused calls (UNAUTHENTICATED) are counted too; gRPC
+    itself answers RESOURCE_EXHAUSTED past ``max_concurrent_rpcs`` calls and for oversized messages.
     """
     metrics = Metrics(registry)
+    credentials = security.server_credentials(config)
+    executor = futures.ThreadPoolExecutor(max_workers=config.threads, thread_name_prefix="rpc")
+    prestart(executor, config.threads)
     server = grpc.server(
-        futures.ThreadPoolExecutor(max_workers=config.threads, thread_name_prefix="rpc"),
-        interceptors=[RpcInterceptor(metrics)],
+        executor,
+        interceptors=[
+            RpcInterceptor(metrics, max_request_seconds=config.max_request_seconds),
+            *security.interceptors(config),
+        ],
         options=[
             ("grpc.so_reuseport", 1),
             ("grpc.max_receive_message_length", config.max_message_bytes),
             ("grpc.max_send_message_length", config.max_message_bytes),
         ],
+        maximum_concurrent_rpcs=config.max_concurrent_rpcs or None,
     )
     rules_service_pb2_grpc.add_RulesServiceServicer_to_server(RulesServicer(metrics), server)
     health_servicer = health_servicer or new_health()
@@ -87,7 +120,10 @@ def create_server(
     reflection.enable_server_reflection(SERVICE_NAMES, server)
     target = bind_target(config.address, config.port)
     try:
-        port = server.add_insecure_port(target)
+        if credentials is None:
+            port = server.add_insecure_port(target)
+        else:
+            port = server.add_secure_port(target, credentials)
     except RuntimeError as error:  # grpc raises when the bind fails
         raise OSError(f"cannot bind {target}: {error}") from error
     if not port:

@@ -38,6 +38,9 @@ DEFAULT_LIST_LIMIT: Final = 100
 MAX_BASE: Final = 10**12
 """The largest Tao Dou base accepted: keeps every coin amount inside int64 (B x 14 x 8 x 12 x 10)."""
 SCORE_STEP: Final = 5
+MAX_COINS: Final = 2**63 - 1
+"""The largest balance or debt accepted. A client that encodes a negative int64 into these uint64 fields
+sends 2**64 - n: refused as out of range rather than read as a fortune."""
 
 
 class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
@@ -85,6 +88,7 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
         turn, deck = self._turn(ctx, request)
         play = convert.faces(request.cards, "cards")
         hand = hand_of(turn.cards)
+        check_deadline(context)
         verdict: Legal | Illegal
         if turn.plays:
             verdict = check_follow(ctx, rules, hand=hand, lead=turn.lead, play=play)
@@ -123,6 +127,7 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
             hands = convert.seat_cards(request.hands, "hands", seats=range(PLAYERS), low=1, deck=deck)
             plays = convert.seated_plays(request.plays, "plays", leader=leader)
             deck.add(bottom, "bottom")
+            check_deadline(context)
             checks = self._check_trick(ctx, rules, leader, plays, {s: hand_of(c) for s, c in hands.items()})
             problem = _trick_problem(checks, leader)
             if problem:
@@ -185,6 +190,7 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
         self._rules(request.ruleset, "SuggestPlay")
         ctx = convert.trump(request.level, request.contract)
         turn, _ = self._turn(ctx, request)
+        check_deadline(context)
         play = suggest_play(ctx, hand=hand_of(turn.cards), lead=turn.lead)
         reason = (
             "follow: the weakest legal play, rightmost cards first (R13.6)"
@@ -250,6 +256,8 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
             raise invalid("tao_dou.rake_percent", Reason.OUT_OF_RANGE, "the rake is a percentage 0..100")
         if stake.balances and len(stake.balances) != PLAYERS:
             raise invalid("tao_dou.balances", Reason.BAD_SIZE, f"give all {PLAYERS} seats' balances, or none")
+        for i, balance in enumerate(stake.balances):
+            _check_coins_amount(balance, f"tao_dou.balances[{i}]")
         return settle_coins(
             rules=rules,
             base=stake.base,
@@ -278,6 +286,8 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
         role = convert.role(request.role, "role")
         dealer_level = convert.level(request.dealer_level, "dealer_level")
         _check_stake(request.base, request.overturn_multiplier, "")
+        _check_coins_amount(request.balance, "balance")
+        _check_coins_amount(request.owed, "owed")
         settled = request.HasField("quitter_side_lost"), request.HasField("owed")
         if settled[0] != settled[1]:
             missing = "owed" if settled[0] else "quitter_side_lost"
@@ -323,6 +333,7 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
         level = convert.level(request.level, "level")
         sequence = convert.declarations(request.declarations, "declarations")
         first_seated, dealer = _dealer_inputs(request)
+        check_deadline(context)
         result = resolve_declarations(
             rules=rules,
             level=level,
@@ -444,6 +455,16 @@ def _score(value: int, path: str) -> int:
     if value % SCORE_STEP:
         raise invalid(path, Reason.OUT_OF_RANGE, f"a score is a multiple of {SCORE_STEP} (R8.1), got {value}")
     return value
+
+
+def _check_coins_amount(value: int, path: str) -> None:
+    """A balance or debt within int64: larger values are negative numbers encoded by mistake."""
+    if value > MAX_COINS:
+        raise invalid(
+            path,
+            Reason.OUT_OF_RANGE,
+            f"at most {MAX_COINS} coins, got {value}: a negative amount sent as int64 arrives this way",
+        )
 
 
 def _check_stake(base: int, overturn: int, prefix: str) -> None:

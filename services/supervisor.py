@@ -7,8 +7,12 @@ socket on the port while the workers start, which also tells it the port when 0 
 
 The parent serves the metrics of all workers (prometheus_client multiprocess mode) and supervises:
 SIGTERM or SIGINT is passed to every worker, which drains and stops within the grace period. A worker
-that dies on its own takes the whole service down with exit status 1, so the orchestrator restarts
-it cleanly rather than running with fewer workers than configured.
+that dies on its own (killed, out of memory, a crash in native code) is replaced by a fresh fork on the
+same port while the others keep serving; only its in-flight calls fail. The parent holds its port
+reservation for its whole life, so nothing else can take the port while a worker is being replaced.
+More than ``worker_restarts`` deaths within a minute means something is wrong with the service itself:
+it then stops with exit status 1 so the orchestrator can restart it whole (``worker_restarts`` 0: the
+first death does).
 """
 
 from __future__ import annotations
@@ -27,11 +31,11 @@ from types import FrameType
 from typing import Final
 from wsgiref.simple_server import WSGIServer
 
-from prometheus_client import multiprocess
+from prometheus_client import Counter, multiprocess
 
-from services import logs
+from services import logs, security
 from services.config import ServerConfig
-from services.metrics import serve_multiprocess
+from services.metrics import serve_multiprocess, worker_restarts
 from services.server import run_worker
 
 START_TIMEOUT_SECONDS: Final = 60.0
@@ -40,6 +44,8 @@ POLL_SECONDS: Final = 0.2
 """How often the parent checks its workers."""
 KILL_MARGIN_SECONDS: Final = 5.0
 """Beyond the grace period, how long the parent waits for a worker before killing it."""
+RESTART_WINDOW_SECONDS: Final = 60.0
+"""``worker_restarts`` counts the deaths within this sliding window."""
 
 _log = logs.get("supervisor")
 
@@ -62,13 +68,13 @@ def _worker_main(config: ServerConfig, port: int, ready_fd: int, parent: int) ->
     raise SystemExit(run_worker(config, port, ready_fd, parent))
 
 
-def _wait_ready(read_fd: int, workers: list[BaseProcess], timeout: float) -> bool:
-    """Wait until every worker has written its ready byte; False if one died or time ran out."""
+def _wait_ready(read_fd: int, workers: list[BaseProcess], timeout: float, stop: threading.Event) -> bool:
+    """Wait until every worker has written its ready byte; False if one died, time ran out or we stop."""
     deadline = time.monotonic() + timeout
     ready = 0
     while ready < len(workers):
         left = deadline - time.monotonic()
-        if left <= 0 or any(worker.exitcode is not None for worker in workers):
+        if left <= 0 or stop.is_set() or any(worker.exitcode is not None for worker in workers):
             return False
         readable, _, _ = select.select([read_fd], [], [], min(left, POLL_SECONDS))
         if readable:
@@ -96,34 +102,91 @@ def _stop_workers(workers: list[BaseProcess], config: ServerConfig) -> None:
             multiprocess.mark_process_dead(worker.pid)  # type: ignore[no-untyped-call]
 
 
-def _start_workers(config: ServerConfig, workers: list[BaseProcess]) -> int | None:
-    """Fork the workers on the reserved port; the port once all of them serve, None if they cannot.
+def _fork_workers(
+    config: ServerConfig, port: int, count: int, workers: list[BaseProcess], stop: threading.Event
+) -> list[BaseProcess] | None:
+    """Fork ``count`` workers on the reserved ``port``; them once all serve, None if they cannot.
 
-    ``workers`` is filled as they are forked, so the caller can stop them whatever happens.
+    Each is appended to ``workers`` as soon as it is forked, so the caller can stop it whatever happens.
     """
     context = multiprocessing.get_context("fork")
     parent = os.getpid()
+    read_fd, write_fd = os.pipe()
+    forked: list[BaseProcess] = []
     try:
-        with reserve_port(config.address, config.port) as port:
-            read_fd, write_fd = os.pipe()
-            for _ in range(config.worker_count):
-                worker = context.Process(
-                    target=_worker_main, args=(config, port, write_fd, parent), name="tractor-rules-worker"
-                )
-                worker.start()
-                workers.append(worker)
+        for _ in range(count):
+            worker = context.Process(
+                target=_worker_main, args=(config, port, write_fd, parent), name="tractor-rules-worker"
+            )
+            worker.start()
+            workers.append(worker)
+            forked.append(worker)
+        os.close(write_fd)
+        write_fd = -1
+        started = _wait_ready(read_fd, forked, START_TIMEOUT_SECONDS, stop)
+    finally:
+        os.close(read_fd)
+        if write_fd >= 0:
             os.close(write_fd)
-            started = _wait_ready(read_fd, workers, START_TIMEOUT_SECONDS)
-            os.close(read_fd)
-    except OSError as error:
-        _log.error(
-            "cannot bind", extra={"address": config.address, "port": config.port, "reason": str(error)}
-        )
-        return None
-    if not started:
-        _log.error("workers failed to start", extra={"port": port})
-        return None
-    return port
+    return forked if started else None
+
+
+class _Restarts:
+    """The deaths of the last minute, against the ``worker_restarts`` budget."""
+
+    def __init__(self, budget: int) -> None:
+        self._budget = budget
+        self._deaths: list[float] = []
+        self._counter: Counter | None = None  # made on first use: until then the parent writes no file
+
+    def allow(self) -> bool:
+        """Record one death; True when it may be replaced, False when the budget is spent."""
+        now = time.monotonic()
+        self._deaths = [t for t in self._deaths if now - t < RESTART_WINDOW_SECONDS] + [now]
+        return len(self._deaths) <= self._budget
+
+    def replaced(self) -> None:
+        """Count a replacement in ``tractor_rules_worker_restarts_total``."""
+        if self._counter is None:
+            self._counter = worker_restarts()
+        self._counter.inc()
+
+
+def _supervise(config: ServerConfig, port: int, workers: list[BaseProcess], stop: threading.Event) -> int:
+    """Watch the workers until ``stop``; replace the dead within the restart budget. The exit status."""
+    restarts = _Restarts(config.worker_restarts)
+    while not stop.wait(POLL_SECONDS):
+        for dead in [worker for worker in workers if worker.exitcode is not None]:
+            workers.remove(dead)
+            if dead.pid is not None:
+                multiprocess.mark_process_dead(dead.pid)  # type: ignore[no-untyped-call]
+            if not restarts.allow():
+                _log.error(
+                    "worker died; too many deaths, stopping",
+                    extra={
+                        "worker": dead.pid,
+                        "exitcode": dead.exitcode,
+                        "worker_restarts": config.worker_restarts,
+                        "window_seconds": RESTART_WINDOW_SECONDS,
+                    },
+                )
+                return 1
+            _log.error("worker died; replacing it", extra={"worker": dead.pid, "exitcode": dead.exitcode})
+            # The parent now has the /metrics thread running; the child only builds a fresh gRPC server
+            # and its own metrics files, and logging's locks are reset after a fork, so nothing the
+            # child needs can be left locked by that thread.
+            fresh = _fork_workers(config, port, 1, workers, stop)
+            if fresh is None:
+                if stop.is_set():
+                    return 0
+                _log.error("replacement worker failed to start; stopping", extra={"port": port})
+                return 1
+            restarts.replaced()
+            _log.info(
+                "worker replaced",
+                extra={"worker": fresh[0].pid, "replaced": dead.pid, "workers": [w.pid for w in workers]},
+            )
+    return 0
 
 
 def run(config: ServerConfig) -> int:
@@ -140,36 +203,50 @@ def run(config: ServerConfig) -> int:
     metrics_server: WSGIServer | None = None
     status = 1
     try:
-        port = _start_workers(config, workers)
-        if port is None:
-            return status
-        metrics_port = -1
-        if config.metrics_port >= 0:
+        with contextlib.ExitStack() as stack:
             try:
-                metrics_server, metrics_port = serve_multiprocess(config.metrics_address, config.metrics_port)
+                port = stack.enter_context(reserve_port(config.address, config.port))
             except OSError as error:
-                _log.error("cannot bind metrics", extra={"port": config.metrics_port, "reason": str(error)})
-                return status
-        _log.info(
-            "serving",
-            extra={
-                "port": port,
-                "metrics_port": metrics_port,
-                "workers": [worker.pid for worker in workers],
-                "address": config.address,
-            },
-        )
-        status = 0
-        while not stop.wait(POLL_SECONDS):
-            dead = [worker for worker in workers if worker.exitcode is not None]
-            if dead:
                 _log.error(
-                    "worker exited unexpectedly; stopping",
-                    extra={"worker": dead[0].pid, "exitcode": dead[0].exitcode},
+                    "cannot bind",
+                    extra={"address": config.address, "port": config.port, "reason": str(error)},
                 )
-                status = 1
-                break
-        return status
+                return status
+            if _fork_workers(config, port, config.worker_count, workers, stop) is None:
+                _log.error("workers failed to start", extra={"port": port})
+                return status
+            metrics_port = -1
+            if config.metrics_port >= 0:
+                try:
+                    metrics_server, metrics_port = serve_multiprocess(
+                        config.metrics_address, config.metrics_port
+                    )
+                except OSError as error:
+                    _log.error(
+                        "cannot bind metrics", extra={"port": config.metrics_port, "reason": str(error)}
+                    )
+                    return status
+            protection = security.describe(config)
+            if config.transport == "plaintext":
+                _log.warning(
+                    "serving PLAINTEXT gRPC: traffic is unencrypted"
+                    + ("; bearer tokens cross the network in clear" if config.authenticates else "")
+                    + ("" if config.authenticates else " and any client may call")
+                    + "; for local use only (set --tls-cert/--tls-key, --tls-client-ca, --auth-token-file)",
+                    extra=protection,
+                )
+            _log.info(
+                "serving",
+                extra={
+                    "port": port,
+                    "metrics_port": metrics_port,
+                    "workers": [worker.pid for worker in workers],
+                    "address": config.address,
+                    **protection,
+                },
+            )
+            status = _supervise(config, port, workers, stop)
+            return status
     finally:
         _stop_workers(workers, config)
         if metrics_server is not None:
