@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
 
-.PHONY: run serve protos proto-check proto-baseline test lint typecheck unit bench-core demo clean
+.PHONY: bench-servicer run serve protos proto-check proto-baseline test lint typecheck unit bench-core demo clean
 
 # The rules contract: protos/ is the source, tractor/rules/v1/ the generated (committed) Python code.
 PROTOS := $(wildcard protos/tractor/rules/v1/*.proto)
@@ -57,6 +57,9 @@ unit: $(INSTALLED) $(GENERATED) deploy-deps
 
 bench-core: $(INSTALLED)  ## rules_core speed: medians against targets
 	$(BIN)/python -m benchmarks.bench_core
+
+bench-servicer: $(INSTALLED) $(GENERATED)  ## the service's own cost per ValidatePlay, without the network
+	$(BIN)/python -m benchmarks.bench_servicer
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache

@@ -143,6 +143,9 @@ def echo(text: str) -> str:
     return f"{text[:MAX_ECHO]!r}… ({len(text)} chars)"
 
 
+_OVERRIDE_FIELDS: Final = tuple(field for field, *_ in _OVERRIDES)
+
+
 def ruleset(message: t.Ruleset, path: str = "ruleset") -> tuple[Rules, str]:
     """The ``Rules`` a request asks for (its preset, then its overrides) and the preset's name."""
     preset = message.preset or DEFAULT_PRESET
@@ -151,6 +154,9 @@ def ruleset(message: t.Ruleset, path: str = "ruleset") -> tuple[Rules, str]:
         raise invalid(
             f"{path}.preset", Reason.UNKNOWN_VALUE, f"unknown preset {echo(preset)}; one of {names}"
         )
+    overridden = any(getattr(message, field) for field in _OVERRIDE_FIELDS)
+    if not (overridden or message.HasField("must_play") or message.HasField("coins")):
+        return PRESETS[preset], preset  # the common case, a preset alone: no replace() to pay for
     changes: dict[str, Any] = {}
     for field, attribute, wrapper, prefix, domain in _OVERRIDES:
         value = getattr(message, field)
@@ -221,20 +227,21 @@ class Deck:
 
     def __init__(self) -> None:
         self._counts = [0] * NUM_FACES
-        self._where: dict[int, list[str]] = {}
+        self._fields: list[tuple[str, Sequence[int]]] = []
 
     def add(self, cards: Sequence[int], path: str) -> None:
         """Add a field's cards; a card seen a third time across the request is named by its path."""
+        counts = self._counts
         for i, face in enumerate(cards):
-            self._counts[face] += 1
-            if self._counts[face] > COPIES:
-                earlier = " and ".join(self._where[face])
+            counts[face] += 1
+            if counts[face] > COPIES:
+                earlier = " and ".join(where for where, field in self._fields if face in field)
                 raise invalid(
                     f"{path}[{i}]",
                     Reason.TOO_MANY_COPIES,
                     f"a third {format_card(face)} (also in {earlier}): two decks hold only {COPIES}",
                 )
-            self._where.setdefault(face, []).append(path)
+        self._fields.append((path, cards))
 
 
 def seat_cards(
@@ -512,7 +519,10 @@ def play_response(
     ctx: TrumpContext, verdict: Legal | Illegal, play: Sequence[int]
 ) -> pb.ValidatePlayResponse:
     """The verdict on a play, with the play's own shape whether it is legal or not."""
-    decomposition = decompose(ctx, play) if play else None
+    if isinstance(verdict, Legal):
+        decomposition: Decomposition | None = verdict.play  # the engine decomposed it already
+    else:
+        decomposition = decompose(ctx, play) if play else None
     response = pb.ValidatePlayResponse(
         shape=shape(decomposition),
         components=[component(c) for c in decomposition.components] if decomposition else [],
