@@ -6,6 +6,8 @@ import os
 
 from hypothesis import HealthCheck, settings
 
+pytest_plugins = ["hardening.pytest_plugin"]  # prints the fuzz and soak summaries (request counts)
+
 settings.register_profile("ci", max_examples=300, derandomize=True, deadline=None)
 settings.register_profile(
     "dev", max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow]
