@@ -67,7 +67,7 @@ def check_follow(
         failure = _shortfall(steps, hand_profile, _profile(ctx.rungs(category), pairs))
     if failure is None:
         return Legal(shape)
-    required = owed_structure(ctx, hand, category, steps)
+    required = _owed_structure(ctx, hand, category, steps)
     what = " + ".join(c.describe() for c in required)
     return Illegal(failure, f"must play {_name(failure)} of {CATEGORY_NAMES[category]}: {what}", required)
 
@@ -165,7 +165,7 @@ def _shortfall(steps: tuple[int, ...], hand: Profile, play: Profile) -> Violatio
     return search(0, hand, play)
 
 
-def owed_structure(
+def _owed_structure(
     ctx: TrumpContext, hand: Hand, category: int, steps: tuple[int, ...]
 ) -> tuple[Component, ...]:
     """An example of the structure the follower owes, strongest units first (for messages, R5.3)."""

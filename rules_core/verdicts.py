@@ -72,5 +72,3 @@ class Illegal:
     required: tuple[Component, ...] = ()
     """The structure owed (cards from the player's hand that would satisfy it), when there is one."""
 
-
-Verdict = Legal | Illegal
