@@ -71,4 +71,3 @@ class Illegal:
     message: str
     required: tuple[Component, ...] = ()
     """The structure owed (cards from the player's hand that would satisfy it), when there is one."""
-
