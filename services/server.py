@@ -143,12 +143,8 @@ def shut_down(server: Any, health_servicer: health.HealthServicer, config: Serve
     _log.info("stopped", extra={"seconds": round(time.monotonic() - started, 3)})
 
 
-def run_worker(config: ServerConfig, port: int, ready_fd: int, parent: int) -> int:
-    """One worker process: serve on the shared ``port`` until SIGTERM (or the parent dies), then stop.
-
-    Writes one byte to ``ready_fd`` once serving, so the parent knows the port is live.
-    """
-    logs.configure(config.log_level)
+def stop_on_signals() -> threading.Event:
+    """An event that SIGTERM or SIGINT sets (logged): the parent and every worker stop on it."""
     stop = threading.Event()
 
     def on_signal(signum: int, _frame: FrameType | None) -> None:
@@ -157,6 +153,16 @@ def run_worker(config: ServerConfig, port: int, ready_fd: int, parent: int) -> i
 
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
+    return stop
+
+
+def run_worker(config: ServerConfig, port: int, ready_fd: int, parent: int) -> int:
+    """One worker process: serve on the shared ``port`` until SIGTERM (or the parent dies), then stop.
+
+    Writes one byte to ``ready_fd`` once serving, so the parent knows the port is live.
+    """
+    logs.configure(config.log_level)
+    stop = stop_on_signals()
     health_servicer = new_health()
     server, _ = create_server(
         replace(config, port=port), registry=CollectorRegistry(), health_servicer=health_servicer

@@ -27,7 +27,6 @@ import threading
 import time
 from collections.abc import Iterator
 from multiprocessing.process import BaseProcess
-from types import FrameType
 from typing import Final
 from wsgiref.simple_server import WSGIServer
 
@@ -36,7 +35,7 @@ from prometheus_client import Counter, multiprocess
 from services import logs, security
 from services.config import ServerConfig
 from services.metrics import serve_multiprocess, worker_restarts
-from services.server import run_worker
+from services.server import run_worker, stop_on_signals
 
 START_TIMEOUT_SECONDS: Final = 60.0
 """How long the workers get to bind and start before the parent gives up."""
@@ -191,14 +190,7 @@ def _supervise(config: ServerConfig, port: int, workers: list[BaseProcess], stop
 
 def run(config: ServerConfig) -> int:
     """Serve until SIGTERM/SIGINT; 0 after a clean shutdown, 1 when the service failed."""
-    stop = threading.Event()
-
-    def on_signal(signum: int, _frame: FrameType | None) -> None:
-        _log.info("signal", extra={"signal": signal.Signals(signum).name})
-        stop.set()
-
-    signal.signal(signal.SIGTERM, on_signal)
-    signal.signal(signal.SIGINT, on_signal)
+    stop = stop_on_signals()
     workers: list[BaseProcess] = []
     metrics_server: WSGIServer | None = None
     status = 1
