@@ -32,6 +32,7 @@ RETRY_POLICY: Final = {
     "methodConfig": [
         {
             "name": [{"service": "tractor.rules.v1.RulesService"}],
+            "waitForReady": True,
             "retryPolicy": {
                 "maxAttempts": 3,
                 "initialBackoff": "0.05s",
@@ -43,7 +44,9 @@ RETRY_POLICY: Final = {
     ]
 }
 """The client service config the README recommends: every RulesService RPC is a pure function of its
-request, so retrying UNAVAILABLE (a worker replaced or draining mid-call) is safe and hides it."""
+request, so retrying UNAVAILABLE (a worker replaced or draining mid-call) is safe and hides it; and
+waiting for a connection, rather than failing fast, rides out a reconnect that lands on a dying worker
+(the channel's reconnect backoff is about a second). Callers still bound every call with a deadline."""
 OPEN_SERVICES: Final = (f"/{health.SERVICE_NAME}/",)
 """Method prefixes callable without a token: the standard health service (``Check``, ``Watch``)."""
 BEARER: Final = "bearer "

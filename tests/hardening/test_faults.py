@@ -44,7 +44,10 @@ RACE_SECONDS = 0.1
 
 
 class _Load:
-    """``threads`` clients, each on its own connection, calling back to back until stopped."""
+    """``threads`` clients, each on its own connection, calling back to back until stopped.
+
+    ``wait_for_ready`` None leaves it to the channel's service config (fail fast without one).
+    """
 
     def __init__(
         self,
@@ -52,12 +55,14 @@ class _Load:
         threads: int,
         calls: list[tuple[str, bytes]],
         options: list[tuple[str, object]] = OPTIONS,
+        wait_for_ready: bool | None = None,
     ) -> None:
         self.results: list[tuple[int, float, float, grpc.StatusCode]] = []
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._calls = calls
         self._options = options
+        self._wait_for_ready = wait_for_ready
         self._threads = [threading.Thread(target=self._run, args=(target, i)) for i in range(threads)]
         for thread in self._threads:
             thread.start()
@@ -70,7 +75,9 @@ class _Load:
                 position += 1
                 start = time.monotonic()
                 try:
-                    channel.unary_unary(corpus.method_path(method))(data, timeout=TIMEOUT)
+                    channel.unary_unary(corpus.method_path(method))(
+                        data, timeout=TIMEOUT, wait_for_ready=self._wait_for_ready
+                    )
                     code = grpc.StatusCode.OK
                 except grpc.RpcError as error:
                     code = error.code()
@@ -115,14 +122,20 @@ def _wait(predicate: Callable[[], bool], timeout: float) -> bool:
 
 def test_a_worker_killed_under_load_is_replaced_and_only_its_calls_in_flight_fail(tmp_path: Path) -> None:
     """Eight plain clients and eight with the retry policy the README recommends (the RPCs are pure, so
-    retrying UNAVAILABLE is safe). Plain clients lose only the call each had in flight on the dead worker
-    (or sent onto its connection in the instant before the client noticed it closed): UNAVAILABLE, once
-    per client at most around the kill, none later. Retrying clients lose nothing."""
+    retrying UNAVAILABLE is safe); both wait for ready. Plain clients lose only the call each had in
+    flight on the dead worker (or sent onto its connection in the instant before the client noticed it
+    closed): UNAVAILABLE, once per client at most around the kill, none later. Retrying clients lose
+    nothing.
+
+    Why wait for ready: the kernel may hand a client's instant reconnect to the dying worker's listener,
+    which resets it, and a fail-fast channel then fails every call for its reconnect backoff (about a
+    second) without sending any. That is the client's state, not calls the server lost; waiting sends
+    nothing twice, only calls never sent wait."""
     threads = 8
     with ServerProcess("--workers", "2", metrics_dir=tmp_path / "metrics") as server:
         first = server.workers()
         assert len(first) == 2
-        plain = _Load(server.target, threads, _heavy_calls())
+        plain = _Load(server.target, threads, _heavy_calls(), wait_for_ready=True)
         retrying = _Load(server.target, threads, _heavy_calls(), RETRY_OPTIONS)
         time.sleep(1.0)
         killed_at = time.monotonic()

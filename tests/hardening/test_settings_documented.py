@@ -1,14 +1,18 @@
 """Every setting is documented where operators look: its flag and environment variable in the
-configuration tables of ``services/README.md`` and of the repository README."""
+configuration tables of ``services/README.md`` and of the repository README; and the client config
+that README recommends is the one the fault tests use."""
 
 from __future__ import annotations
 
+import json
+import re
 from dataclasses import fields
 
 import pytest
 
 from hardening.server import ROOT
 from services.config import ENV_ONLY, ServerConfig, env_name
+from services.security import RETRY_POLICY
 
 
 @pytest.mark.parametrize("readme", ["services/README.md", "README.md"])
@@ -18,3 +22,12 @@ def test_every_setting_is_in_the_configuration_table(readme: str) -> None:
         assert f"`{env_name(item.name)}`" in text, (readme, item.name)
         if not item.metadata.get(ENV_ONLY):
             assert f"`--{item.name.replace('_', '-')}`" in text, (readme, item.name)
+
+
+def test_the_documented_client_config_is_the_one_the_tests_use() -> None:
+    """The retry and wait-for-ready config clients copy from the README is ``RETRY_POLICY``, which the
+    fault tests prove; a README edited alone would recommend something untested."""
+    text = (ROOT / "services/README.md").read_text(encoding="utf-8")
+    block = re.search(r"```json\n(\{\"methodConfig\".*?)```", text, re.DOTALL)
+    assert block is not None
+    assert json.loads(block.group(1)) == RETRY_POLICY
