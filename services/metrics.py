@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import platform
 from importlib import metadata
-from typing import Final
+from typing import Final, TypeVar
 from wsgiref.simple_server import WSGIServer
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, start_http_server
@@ -43,6 +43,8 @@ LATENCY_BUCKETS: Final = (
 """Handling-time buckets in seconds, from 50 µs (explicit: the client default starts at 5 ms)."""
 
 _RPC_LABELS: Final = ("grpc_type", "grpc_service", "grpc_method")
+
+M = TypeVar("M", Counter, Gauge, Histogram)
 
 
 def package_version(name: str) -> str:
@@ -123,17 +125,31 @@ class Metrics:
         build.labels(
             package_version("tractor-rules"), platform.python_version(), package_version("grpcio")
         ).set(1)
+        self._children: dict[tuple[object, tuple[str, ...]], object] = {}
+
+    def child(self, metric: M, *labels: str) -> M:
+        """``metric.labels(*labels)``, memoised: every label here has a bounded set of values, and
+        ``labels()`` (validation, a lock) costs more than the increment it is called for."""
+        key = (metric, labels)
+        found = self._children.get(key)
+        if found is None:
+            found = self._children[key] = metric.labels(*labels)
+        return found  # type: ignore[return-value]  # the key's metric made it
+
+    def count(self, counter: Counter, *labels: str) -> None:
+        """Add one to ``counter``'s child with these label values."""
+        self.child(counter, *labels).inc()
 
     def rpc_started(self, service: str, method: str) -> None:
         """Count a unary call as started (and in flight)."""
-        self.started.labels("unary", service, method).inc()
+        self.child(self.started, "unary", service, method).inc()
         self.in_flight.inc()
 
     def rpc_handled(self, service: str, method: str, code: str, seconds: float) -> None:
         """Count a unary call as finished with ``code`` and record how long it took."""
         self.in_flight.dec()
-        self.handled.labels("unary", service, method, code).inc()
-        self.handling.labels("unary", service, method).observe(seconds)
+        self.child(self.handled, "unary", service, method, code).inc()
+        self.child(self.handling, "unary", service, method).observe(seconds)
 
 
 def worker_restarts() -> Counter:

@@ -54,13 +54,13 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
 
     def _rules(self, message: t.Ruleset, method: str) -> tuple[Rules, str]:
         rules, preset = convert.ruleset(message)
-        self._metrics.presets.labels(method, preset).inc()
+        self._metrics.count(self._metrics.presets, method, preset)
         return rules, preset
 
     def _verdict(self, method: str, verdict: Legal | Illegal) -> None:
-        self._metrics.verdicts.labels(method, convert.reason_label(verdict)).inc()
+        self._metrics.count(self._metrics.verdicts, method, convert.reason_label(verdict))
         if isinstance(verdict, Legal) and verdict.throw is not None:
-            self._metrics.throws.labels("succeeded" if verdict.throw.succeeded else "failed").inc()
+            self._metrics.count(self._metrics.throws, "succeeded" if verdict.throw.succeeded else "failed")
 
     def _turn(
         self,
@@ -138,7 +138,7 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
         result = resolve_trick(
             ctx, rules, leader=leader, plays=plays, dealer=dealer, last=request.last_trick, bottom=bottom
         )
-        self._metrics.tricks.labels(result.won_by.name.lower()).inc()
+        self._metrics.count(self._metrics.tricks, result.won_by.name.lower())
         response = convert.trick_response(result, leader)
         for judgement, verdict in zip(response.plays, checks, strict=False):
             _fill_check(judgement, verdict)
@@ -230,7 +230,9 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
                 g_eff=result.g_eff,
                 overturn=request.tao_dou.overturn_multiplier,
             )
-        self._metrics.settlements.labels(settlement_band(result.winner_side.value, result.g_eff)).inc()
+        self._metrics.count(
+            self._metrics.settlements, settlement_band(result.winner_side.value, result.g_eff)
+        )
         return convert.settlement_response(result, coins)
 
     @staticmethod
@@ -307,7 +309,7 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
             quitter_side_lost=request.quitter_side_lost if settled[0] else None,
             owed=request.owed if settled[1] else None,
         )
-        self._metrics.penalties.labels(phase.value.lower()).inc()
+        self._metrics.count(self._metrics.penalties, phase.value.lower())
         if not request.dealer_hand:
             if request.bottom:
                 raise invalid("bottom", Reason.INCONSISTENT, "the bottom goes with dealer_hand (R13.6)")
@@ -343,7 +345,9 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
             dealer=dealer,
         )
         for act in result.acts:
-            self._metrics.verdicts.labels("ValidateDeclaration", "accepted" if act else "rejected").inc()
+            self._metrics.count(
+                self._metrics.verdicts, "ValidateDeclaration", "accepted" if act else "rejected"
+            )
         return convert.bidding_response(result)
 
     def ValidateBury(self, request: pb.ValidateBuryRequest, context: Context) -> pb.ValidateBuryResponse:
@@ -359,7 +363,7 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
         bury = convert.faces(request.bury, "bury")
         result = check_bury(hand=hand_of(cards), bury=bury)
         reason = "legal" if result.legal or result.reason is None else result.reason.name.lower()
-        self._metrics.verdicts.labels("ValidateBury", reason).inc()
+        self._metrics.count(self._metrics.verdicts, "ValidateBury", reason)
         if result.legal:
             return pb.ValidateBuryResponse(legal=True, bottom_points=points_of(bury))
         return pb.ValidateBuryResponse(
@@ -411,9 +415,9 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
                 )
             response.settlement.CopyFrom(convert.settlement_response(audit.settlement, coins))
             band = settlement_band(audit.settlement.winner_side.value, audit.settlement.g_eff)
-            self._metrics.settlements.labels(band).inc()
+            self._metrics.count(self._metrics.settlements, band)
         outcome = pb.AuditFinding.Name(response.finding).removeprefix("AUDIT_FINDING_").lower()
-        self._metrics.verdicts.labels("AuditHand", "valid" if response.valid else outcome).inc()
+        self._metrics.count(self._metrics.verdicts, "AuditHand", "valid" if response.valid else outcome)
         return response
 
 

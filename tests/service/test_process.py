@@ -45,8 +45,10 @@ def two_workers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Serv
 
 
 def _call_on_fresh_connection(target: str) -> pb.ValidatePlayResponse:
-    """One call on its own TCP connection, so the kernel may pick either worker."""
-    with grpc.insecure_channel(target) as channel:
+    """One call on its own TCP connection, so the kernel may pick either worker. The local subchannel
+    pool makes it so: by default a new channel may reuse a connection of the process-wide pool that an
+    earlier channel to the same target left behind."""
+    with grpc.insecure_channel(target, options=[("grpc.use_local_subchannel_pool", 1)]) as channel:
         response: pb.ValidatePlayResponse = rules_service_pb2_grpc.RulesServiceStub(channel).ValidatePlay(
             REQUEST, timeout=10, wait_for_ready=True
         )
