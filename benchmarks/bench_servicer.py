@@ -4,17 +4,28 @@ Prints the median µs per call for (a) decoding the request and encoding a respo
 (what any gRPC service pays, the baseline), and (b) the whole servicer: validation, the engine, metrics
 and the response. The difference is what the rules service adds to the gRPC stack per call.
 Run: ``.venv/bin/python -m benchmarks.bench_servicer``.
+
+:func:`mix_costs` splits a whole traffic mix the same way (``make bench`` prints it for the realistic
+mix): the servicer per request, and the engine alone, by replaying the very ``rules_core`` calls the
+servicer made.
 """
 
 from __future__ import annotations
 
+import contextlib
+import inspect
 import statistics
+import time
 import timeit
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any
 
 from google.protobuf import json_format
 from prometheus_client import CollectorRegistry
 
+from services import servicer as servicer_module
 from services.metrics import Metrics
 from services.servicer import RulesServicer
 from tractor.rules.v1 import rules_service_pb2 as pb
@@ -69,6 +80,79 @@ class _Context:
         return True
 
 
+EngineCall = tuple[Callable[..., Any], tuple[Any, ...], dict[str, Any]]
+
+
+@contextlib.contextmanager
+def recording(module: ModuleType) -> Iterator[list[EngineCall]]:
+    """Record every call ``module`` makes to a ``rules_core`` function, with its arguments."""
+    engine = {
+        name: value
+        for name, value in vars(module).items()
+        if inspect.isfunction(value) and value.__module__.startswith("rules_core.")
+    }
+    calls: list[EngineCall] = []
+
+    def recorder(function: Callable[..., Any]) -> Callable[..., Any]:
+        def record(*args: Any, **kwargs: Any) -> Any:
+            calls.append((function, args, kwargs))
+            return function(*args, **kwargs)
+
+        return record
+
+    for name, function in engine.items():
+        setattr(module, name, recorder(function))
+    try:
+        yield calls
+    finally:
+        for name, function in engine.items():
+            setattr(module, name, function)
+
+
+@dataclass(frozen=True, slots=True)
+class MixCost:
+    """µs per request of one traffic mix, in-process, the best of a few passes."""
+
+    servicer: float
+    """Decode, the servicer (conversions, validation, rules, domain metrics), encode."""
+    engine: float
+    """The ``rules_core`` calls the servicer made, replayed alone (the engine's memo-free, pure)."""
+
+
+def _best(passes: int, run: Callable[[], object]) -> float:
+    best = float("inf")
+    for _ in range(passes):
+        began = time.perf_counter()
+        run()
+        best = min(best, time.perf_counter() - began)
+    return best
+
+
+def mix_costs(calls: Sequence[tuple[str, bytes]], passes: int = 3) -> MixCost:
+    """What each request of ``calls`` (method name, request bytes) costs without gRPC, and its engine part."""
+    servicer = RulesServicer(Metrics(registry=CollectorRegistry()))
+    methods = {m.name: m for m in pb.DESCRIPTOR.services_by_name["RulesService"].methods}
+    handlers = [
+        (getattr(pb, methods[name].input_type.name).FromString, getattr(servicer, name), data)
+        for name, data in calls
+    ]
+    context: Any = _Context()  # the two methods the servicer calls
+
+    def serve() -> None:
+        for decode, handle, data in handlers:
+            handle(decode(data), context).SerializeToString()
+
+    with recording(servicer_module) as engine_calls:
+        serve()
+
+    def replay() -> None:
+        for function, args, kwargs in engine_calls:
+            function(*args, **kwargs)
+
+    per_request = 1e6 / len(calls)
+    return MixCost(servicer=_best(passes, serve) * per_request, engine=_best(passes, replay) * per_request)
+
+
 def median_micros(call: Callable[[], object]) -> float:
     timer = timeit.Timer(call)
     number, _ = timer.autorange()
@@ -77,7 +161,7 @@ def median_micros(call: Callable[[], object]) -> float:
 
 def main() -> None:
     servicer = RulesServicer(Metrics(registry=CollectorRegistry()))
-    context = _Context()
+    context: Any = _Context()  # the two methods the servicer calls
     answer = servicer.ValidatePlay(pb.ValidatePlayRequest.FromString(REQUEST), context).SerializeToString()
 
     def codec_only() -> bytes:

@@ -21,8 +21,9 @@ first and the client on the others, so neither steals the other's core.
 The realistic mix is the [000] and [003] table corpora interleaved 5:4 by hand, each hand in order.
 
 Last, "where the time goes": each target's server CPU per call, and the servicer's own cost per call
-timed in this process without gRPC; echo / (echo + servicer) is the best ratio the service could reach
-if its interceptor and metrics cost nothing.
+timed in this process without gRPC, with the rules engine's share of it; echo / (echo + servicer) is
+the best ratio the service could reach if its interceptor and metrics cost nothing, echo / (echo +
+engine) the best if everything but the rules did.
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ from typing import Any, Final
 
 import grpc
 
+from benchmarks.bench_servicer import MixCost, mix_costs
 from loadtest.replay import (
     RESPONSES,
     SERVICE,
@@ -363,52 +365,24 @@ async def measure(
 # where the time goes
 
 
-class _Context:
-    """The two things the servicer asks of a gRPC context, for calling it without gRPC."""
-
-    def time_remaining(self) -> float:
-        return CALL_TIMEOUT
-
-    def is_active(self) -> bool:
-        return True
-
-
-def servicer_micros(calls: Sequence[Call], repeats: int = 3) -> float:
-    """The best of ``repeats`` passes over ``calls``: µs per call to decode the request, run the servicer
-    (conversions, rules, domain metrics) and encode the reply, in this process, with no gRPC at all."""
-    from prometheus_client import CollectorRegistry  # noqa: PLC0415  # only this calibration needs them
-
-    from services.metrics import Metrics  # noqa: PLC0415
-    from services.servicer import RulesServicer  # noqa: PLC0415
-
-    servicer = RulesServicer(Metrics(CollectorRegistry()))
-    requests = {m.name: getattr(pb, m.input_type.name).FromString for m in SERVICE.methods}
-    handlers = [(requests[call.method], getattr(servicer, call.method), call.request) for call in calls]
-    context = _Context()
-    best = float("inf")
-    for _ in range(repeats):
-        began = time.perf_counter()
-        for decode, handle, data in handlers:
-            handle(decode(data), context).SerializeToString()
-        best = min(best, time.perf_counter() - began)
-    return best / len(calls) * 1e6
-
-
-def breakdown(capacity: dict[str, Result], servicer_us: float) -> list[str]:
-    """Per-call server CPU of each target, the servicer's own cost, and the ratio they allow.
+def breakdown(capacity: dict[str, Result], cost: MixCost) -> list[str]:
+    """Per-call server CPU of each target, the servicer's and the engine's own costs, and the ratios
+    they allow.
 
     The echo's CPU per call is the gRPC stack's floor; whatever the service does on top of it divides
     the throughput. With the interceptor and metrics free, the ratio could at best be
-    echo / (echo + servicer).
+    echo / (echo + servicer); with the whole service layer free, echo / (echo + engine).
     """
     per_call = {name: r.server_cpu / r.rps * 1e6 for name, r in capacity.items()}
     echo = per_call["echo"]
     lines = [
         "server CPU per call: " + ", ".join(f"{name} {micros:.0f} µs" for name, micros in per_call.items()),
-        f"the servicer alone, in-process (decode, conversions, rules, domain metrics, encode): "
-        f"{servicer_us:.0f} µs per call",
+        f"in-process, no gRPC: the servicer {cost.servicer:.0f} µs per call (decode, conversions, rules, "
+        f"domain metrics, encode), of which the rules engine {cost.engine:.0f} µs",
         f"best service/echo ratio with a free interceptor and free metrics: "
-        f"{echo:.0f} / ({echo:.0f} + {servicer_us:.0f}) = {echo / (echo + servicer_us):.2f}",
+        f"{echo:.0f} / ({echo:.0f} + {cost.servicer:.0f}) = {echo / (echo + cost.servicer):.2f}",
+        f"best service/echo ratio with everything but the engine free: "
+        f"{echo:.0f} / ({echo:.0f} + {cost.engine:.0f}) = {echo / (echo + cost.engine):.2f}",
     ]
     if "echo+stack" in per_call:
         stack = per_call["echo+stack"] - echo
@@ -551,7 +525,7 @@ async def bench(args: argparse.Namespace) -> int:
         f"p50 {latency['service'].percentile(0.5):.2f} ms, p99 {latency['service'].percentile(0.99):.2f} ms"
     )
     print("\nwhere the time goes:")
-    for line in breakdown(capacity, servicer_micros(calls)):
+    for line in breakdown(capacity, mix_costs([(call.method, call.request) for call in calls])):
         print(f"  {line}")
     errors = sum(r.errors for rs in (*closed.values(), *opened.values()) for r in rs)
     if mismatches or errors:

@@ -1,0 +1,52 @@
+"""The bench's "where the time goes": the in-process split of a mix's cost and the ratios printed from it."""
+
+from __future__ import annotations
+
+import pytest
+
+from benchmarks.bench_servicer import MixCost, mix_costs, recording
+from loadtest.bench import Result, breakdown
+from loadtest.corpus import table_scripts
+from services import servicer as servicer_module
+
+CALLS = [(call.method, call.request) for script in table_scripts("003", 1) for call in script.calls]
+
+
+def test_recording_captures_the_engine_calls_and_restores_the_module() -> None:
+    check_follow = servicer_module.check_follow
+    with recording(servicer_module) as calls:
+        assert servicer_module.check_follow is not check_follow
+        mix_costs(CALLS[:40], passes=1)
+    assert servicer_module.check_follow is check_follow
+    engine = {function.__module__ for function, _, _ in calls}
+    assert engine and all(module.startswith("rules_core.") for module in engine)
+
+
+def test_the_engine_is_a_part_of_the_servicer() -> None:
+    """A whole hand: every method of a table's traffic, the engine replayed alone costs less than all."""
+    assert {method for method, _ in CALLS} >= {"ValidatePlay", "ResolveTrick", "SettleHand", "AuditHand"}
+    cost = mix_costs(CALLS, passes=2)
+    assert 0 < cost.engine < cost.servicer
+
+
+def _result(target: str, rps: float, cpu: float) -> Result:
+    return Result(target, "closed", int(rps), 0, 1.0, [1.0], server_cpu=cpu, client_cpu=0.5)
+
+
+def test_breakdown_prints_the_bounds_from_cpu_per_call() -> None:
+    capacity = {
+        "service": _result("service", 5_000, 1.0),  # 200 µs a call
+        "echo": _result("echo", 20_000, 1.0),  # 50 µs
+        "echo+stack": _result("echo+stack", 12_500, 1.0),  # 80 µs
+    }
+    lines = breakdown(capacity, MixCost(servicer=50.0, engine=12.5))
+    assert lines[0] == "server CPU per call: service 200 µs, echo 50 µs, echo+stack 80 µs"
+    assert lines[1].endswith("over the bare echo: 30 µs")
+    assert lines[-2].endswith("50 / (50 + 50) = 0.50")
+    assert lines[-1].endswith("50 / (50 + 12) = 0.80")  # 12.5 printed rounded, the ratio exact
+
+
+@pytest.mark.parametrize("cpu", [0.5, 1.0])
+def test_cpu_per_call_scales_with_the_server_share(cpu: float) -> None:
+    capacity = {"service": _result("service", 1_000, cpu), "echo": _result("echo", 1_000, cpu)}
+    assert f"echo {cpu * 1000:.0f} µs" in breakdown(capacity, MixCost(1.0, 1.0))[0]
