@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from process import ROOT
 
+from hardening.server import ROOT
 from protos import generate
 from rules_core.bidding import Act, BidRejection
 from rules_core.forced_quit import Phase, Role

@@ -10,8 +10,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from process import ROOT
 
+from hardening.server import ROOT
 from services import config
 
 

@@ -14,9 +14,9 @@ from pathlib import Path
 import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
-from process import ServerProcess
 from wire import message, names
 
+from hardening.server import ServerProcess
 from services.server import RULES_SERVICE
 from tractor.rules.v1 import rules_service_pb2 as pb
 from tractor.rules.v1 import rules_service_pb2_grpc
@@ -39,7 +39,7 @@ REQUEST = message(
 def two_workers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[ServerProcess, Path]]:
     metrics_dir = tmp_path_factory.mktemp("metrics")
     with ServerProcess(
-        metrics_dir, "--workers", "2", "--grace-seconds", "5", "--drain-seconds", "0"
+        "--workers", "2", "--grace-seconds", "5", "--drain-seconds", "0", metrics_dir=metrics_dir
     ) as server:
         yield server, metrics_dir
 
@@ -142,7 +142,7 @@ def test_sigterm_under_load_drains_and_fails_nothing_in_flight(tmp_path: Path) -
     """SIGTERM: health turns NOT_SERVING, calls keep succeeding through the drain, every call started
     before the signal succeeds, and the process exits 0 within the grace period."""
     flags = ("--workers", "2", "--grace-seconds", "5", "--drain-seconds", "1")
-    with ServerProcess(tmp_path / "metrics", *flags) as server:
+    with ServerProcess(*flags, metrics_dir=tmp_path / "metrics") as server:
         load = _Load(server.target, threads=6, limit=20)
         time.sleep(0.5)  # let the load build up
         with grpc.insecure_channel(server.target) as channel:
