@@ -40,6 +40,9 @@ grpc_gevent.init_gevent()
 CHANNEL_OPTIONS: Final = (
     ("grpc.max_receive_message_length", 4 * 1024 * 1024),
     ("grpc.enable_retries", 0),  # a failure must show as a failure, not be retried away
+    # Every address the target resolves to gets calls: with ``dns:///`` and a headless Service (the
+    # k8s/locust manifests) each channel spreads over every pod instead of sticking to the first one.
+    ("grpc.lb_policy_name", "round_robin"),
 )
 DEFAULT_TIMEOUT: Final = 10.0
 """Per-call deadline in seconds: a stuck call fails instead of hanging the user."""

@@ -64,6 +64,9 @@ class ServerConfig:
     between steps, past it RESOURCE_EXHAUSTED; 0: none."""
     worker_restarts: int = 5
     """Workers that may die and be replaced within a minute; one more stops the service (status 1)."""
+    max_connection_age_seconds: float = 0.0
+    """Close each client connection after about this long (gRPC's GOAWAY; calls in flight get the grace
+    period), so clients reconnect, re-resolve and reach pods added since; 0: never."""
 
     def __post_init__(self) -> None:
         problems = []
@@ -83,8 +86,10 @@ class ServerConfig:
             problems.append("tls_client_ca (mutual TLS) needs tls_cert and tls_key")
         if self.auth_token and self.auth_token_file:
             problems.append("give auth_token or auth_token_file, not both")
-        if self.max_concurrent_rpcs < 0 or self.max_request_seconds < 0 or self.worker_restarts < 0:
+        if min(self.max_concurrent_rpcs, self.max_request_seconds, self.worker_restarts) < 0:
             problems.append("max_concurrent_rpcs, max_request_seconds and worker_restarts must be >= 0")
+        if self.max_connection_age_seconds < 0:
+            problems.append("max_connection_age_seconds must be >= 0")
         if problems:
             raise ValueError("; ".join(problems))
 
@@ -130,6 +135,7 @@ _PARSERS: Final[dict[str, Callable[[str], Any]]] = {
     "max_concurrent_rpcs": int,
     "max_request_seconds": float,
     "worker_restarts": int,
+    "max_connection_age_seconds": float,
 }
 
 

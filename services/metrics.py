@@ -77,8 +77,8 @@ class Metrics:
         )
         self.verdicts = Counter(
             "tractor_rules_verdicts_total",
-            "Rule verdicts returned, by RPC and reason (legal, accepted, or the violation).",
-            ("grpc_method", "reason"),
+            "Rule verdicts returned, by RPC, ruleset preset and reason (legal, accepted, or the violation).",
+            ("grpc_method", "preset", "reason"),
             registry=registry,
         )
         self.throws = Counter(

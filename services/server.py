@@ -79,6 +79,22 @@ def prestart(executor: futures.ThreadPoolExecutor, count: int) -> None:
         executor.submit(hold)
 
 
+def connection_age_options(config: ServerConfig) -> list[tuple[str, int]]:
+    """gRPC's max connection age (it adds ±10 % jitter) and its grace, when ``max_connection_age_seconds``.
+
+    >>> connection_age_options(ServerConfig(max_connection_age_seconds=300, grace_seconds=10))
+    [('grpc.max_connection_age_ms', 300000), ('grpc.max_connection_age_grace_ms', 10000)]
+    >>> connection_age_options(ServerConfig())
+    []
+    """
+    if not config.max_connection_age_seconds:
+        return []
+    return [
+        ("grpc.max_connection_age_ms", round(config.max_connection_age_seconds * 1000)),
+        ("grpc.max_connection_age_grace_ms", round(config.grace_seconds * 1000)),
+    ]
+
+
 def create_server(
     config: ServerConfig,
     *,
@@ -109,6 +125,7 @@ def create_server(
             ("grpc.so_reuseport", 1),
             ("grpc.max_receive_message_length", config.max_message_bytes),
             ("grpc.max_send_message_length", config.max_message_bytes),
+            *connection_age_options(config),
         ],
         maximum_concurrent_rpcs=config.max_concurrent_rpcs or None,
     )

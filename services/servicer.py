@@ -57,8 +57,8 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
         self._metrics.count(self._metrics.presets, method, preset)
         return rules, preset
 
-    def _verdict(self, method: str, verdict: Legal | Illegal) -> None:
-        self._metrics.count(self._metrics.verdicts, method, convert.reason_label(verdict))
+    def _verdict(self, method: str, preset: str, verdict: Legal | Illegal) -> None:
+        self._metrics.count(self._metrics.verdicts, method, preset, convert.reason_label(verdict))
         if isinstance(verdict, Legal) and verdict.throw is not None:
             self._metrics.count(self._metrics.throws, "succeeded" if verdict.throw.succeeded else "failed")
 
@@ -83,7 +83,7 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
 
     def ValidatePlay(self, request: pb.ValidatePlayRequest, context: Context) -> pb.ValidatePlayResponse:
         """R4 (leads and throws) or R5 (follows), by whether the trick has plays."""
-        rules, _ = self._rules(request.ruleset, "ValidatePlay")
+        rules, preset = self._rules(request.ruleset, "ValidatePlay")
         ctx = convert.trump(request.level, request.contract)
         turn, deck = self._turn(ctx, request)
         play = convert.faces(request.cards, "cards")
@@ -105,12 +105,12 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
                     "a throw is judged against the other three hands (R4.4): give their cards",
                 )
             verdict = check_lead(ctx, rules, hand=hand, lead=play, others=others)
-        self._verdict("ValidatePlay", verdict)
+        self._verdict("ValidatePlay", preset, verdict)
         return convert.play_response(ctx, verdict, play)
 
     def ResolveTrick(self, request: pb.ResolveTrickRequest, context: Context) -> pb.ResolveTrickResponse:
         """R7 (winner), R8 (points and the dig); with hands, each play is checked first (R4, R5)."""
-        rules, _ = self._rules(request.ruleset, "ResolveTrick")
+        rules, preset = self._rules(request.ruleset, "ResolveTrick")
         ctx = convert.trump(request.level, request.contract)
         leader = convert.seat(request.leader, "leader")
         dealer = convert.seat(request.dealer, "dealer")
@@ -128,7 +128,8 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
             plays = convert.seated_plays(request.plays, "plays", leader=leader)
             deck.add(bottom, "bottom")
             check_deadline(context)
-            checks = self._check_trick(ctx, rules, leader, plays, {s: hand_of(c) for s, c in hands.items()})
+            held = {s: hand_of(c) for s, c in hands.items()}
+            checks = self._check_trick(ctx, rules, leader, plays, held, preset=preset)
             problem = _trick_problem(checks, leader)
             if problem:
                 return _unresolved(problem, checks, leader)
@@ -151,6 +152,8 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
         leader: int,
         plays: Sequence[tuple[int, ...]],
         hands: dict[int, tuple[int, ...]],
+        *,
+        preset: str,
     ) -> list[Legal | Illegal]:
         """Check the lead against the other hands, then each follow (skipped after an illegal lead)."""
         others = {s: hands[s] for s in range(PLAYERS) if s != leader}
@@ -162,7 +165,7 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
                 hand = hands[(leader + i) % PLAYERS]
                 checks.append(check_follow(ctx, rules, hand=hand, lead=plays[0], play=plays[i]))
         for verdict in checks:
-            self._verdict("ResolveTrick", verdict)
+            self._verdict("ResolveTrick", preset, verdict)
         return checks
 
     def ListLegalPlays(
@@ -331,7 +334,7 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
         self, request: pb.ValidateDeclarationRequest, context: Context
     ) -> pb.ValidateDeclarationResponse:
         """R10: replay the acts in time order; each is accepted with its label or rejected with a reason."""
-        rules, _ = self._rules(request.ruleset, "ValidateDeclaration")
+        rules, preset = self._rules(request.ruleset, "ValidateDeclaration")
         level = convert.level(request.level, "level")
         sequence = convert.declarations(request.declarations, "declarations")
         first_seated, dealer = _dealer_inputs(request)
@@ -346,13 +349,13 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
         )
         for act in result.acts:
             self._metrics.count(
-                self._metrics.verdicts, "ValidateDeclaration", "accepted" if act else "rejected"
+                self._metrics.verdicts, "ValidateDeclaration", preset, "accepted" if act else "rejected"
             )
         return convert.bidding_response(result)
 
     def ValidateBury(self, request: pb.ValidateBuryRequest, context: Context) -> pb.ValidateBuryResponse:
         """R11: exactly 8 of the dealer's 33 cards, any 8."""
-        self._rules(request.ruleset, "ValidateBury")
+        _, preset = self._rules(request.ruleset, "ValidateBury")
         cards = convert.sized(
             convert.faces(request.hand, "hand"),
             "hand",
@@ -363,7 +366,7 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
         bury = convert.faces(request.bury, "bury")
         result = check_bury(hand=hand_of(cards), bury=bury)
         reason = "legal" if result.legal or result.reason is None else result.reason.name.lower()
-        self._metrics.count(self._metrics.verdicts, "ValidateBury", reason)
+        self._metrics.count(self._metrics.verdicts, "ValidateBury", preset, reason)
         if result.legal:
             return pb.ValidateBuryResponse(legal=True, bottom_points=points_of(bury))
         return pb.ValidateBuryResponse(
@@ -417,7 +420,8 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
             band = settlement_band(audit.settlement.winner_side.value, audit.settlement.g_eff)
             self._metrics.count(self._metrics.settlements, band)
         outcome = pb.AuditFinding.Name(response.finding).removeprefix("AUDIT_FINDING_").lower()
-        self._metrics.count(self._metrics.verdicts, "AuditHand", "valid" if response.valid else outcome)
+        verdict = "valid" if response.valid else outcome
+        self._metrics.count(self._metrics.verdicts, "AuditHand", preset, verdict)
         return response
 
 

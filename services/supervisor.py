@@ -136,7 +136,9 @@ class _Restarts:
     def __init__(self, budget: int) -> None:
         self._budget = budget
         self._deaths: list[float] = []
-        self._counter: Counter | None = None  # made on first use: until then the parent writes no file
+        # Made now, after the first workers are forked (they do not inherit it), so the series exists
+        # at 0 from the start and increase() sees the first restart.
+        self._counter: Counter = worker_restarts()
 
     def allow(self) -> bool:
         """Record one death; True when it may be replaced, False when the budget is spent."""
@@ -146,14 +148,13 @@ class _Restarts:
 
     def replaced(self) -> None:
         """Count a replacement in ``tractor_rules_worker_restarts_total``."""
-        if self._counter is None:
-            self._counter = worker_restarts()
         self._counter.inc()
 
 
-def _supervise(config: ServerConfig, port: int, workers: list[BaseProcess], stop: threading.Event) -> int:
+def _supervise(
+    config: ServerConfig, port: int, workers: list[BaseProcess], stop: threading.Event, restarts: _Restarts
+) -> int:
     """Watch the workers until ``stop``; replace the dead within the restart budget. The exit status."""
-    restarts = _Restarts(config.worker_restarts)
     while not stop.wait(POLL_SECONDS):
         for dead in [worker for worker in workers if worker.exitcode is not None]:
             workers.remove(dead)
@@ -227,6 +228,7 @@ def run(config: ServerConfig) -> int:
                     + "; for local use only (set --tls-cert/--tls-key, --tls-client-ca, --auth-token-file)",
                     extra=protection,
                 )
+            restarts = _Restarts(config.worker_restarts)
             _log.info(
                 "serving",
                 extra={
@@ -237,7 +239,7 @@ def run(config: ServerConfig) -> int:
                     **protection,
                 },
             )
-            status = _supervise(config, port, workers, stop)
+            status = _supervise(config, port, workers, stop, restarts)
             return status
     finally:
         _stop_workers(workers, config)

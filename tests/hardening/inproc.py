@@ -57,6 +57,16 @@ class Running:
     def in_flight(self) -> float:
         return self.registry.get_sample_value("tractor_rules_requests_in_flight") or 0.0
 
+    def verdicts(self, method: str) -> float:
+        """Every verdict counted for ``method``, whatever its preset and reason."""
+        return sum(
+            sample.value
+            for family in self.registry.collect()
+            if family.name == "tractor_rules_verdicts"
+            for sample in family.samples
+            if sample.name == "tractor_rules_verdicts_total" and sample.labels["grpc_method"] == method
+        )
+
 
 @contextmanager
 def running(config: ServerConfig) -> Iterator[Running]:

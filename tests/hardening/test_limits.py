@@ -137,11 +137,9 @@ def test_a_call_that_queued_past_the_work_ceiling_is_refused_before_any_work(
         info = _error_info(queued)
         assert info is not None and info.reason == WORK_CEILING
         assert server.handled("ValidatePlay", "RESOURCE_EXHAUSTED") == 1
-        verdicts = server.registry.get_sample_value(
-            "tractor_rules_verdicts_total", {"grpc_method": "ValidatePlay", "reason": "legal"}
-        )
-        assert not verdicts  # refused before the rules ran
+        assert server.verdicts("ValidatePlay") == 0  # refused before the rules ran
         _still_serving(server, valid)
+        assert server.verdicts("ValidatePlay") > 0  # and the rules do count verdicts
 
 
 def test_a_deadline_spent_in_the_queue_skips_the_work(valid: dict[str, Message]) -> None:
@@ -161,11 +159,10 @@ def test_a_deadline_spent_in_the_queue_skips_the_work(valid: dict[str, Message])
         assert late.code == grpc.StatusCode.DEADLINE_EXCEEDED
         blocking.result()
         time.sleep(0.2)
-        assert not server.registry.get_sample_value(
-            "tractor_rules_verdicts_total", {"grpc_method": "ValidatePlay", "reason": "legal"}
-        )
+        assert server.verdicts("ValidatePlay") == 0
         assert server.in_flight() == 0
         _still_serving(server, valid)
+        assert server.verdicts("ValidatePlay") > 0
 
 
 def test_a_deadline_is_honoured_mid_call() -> None:

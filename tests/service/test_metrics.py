@@ -43,10 +43,9 @@ def test_calls_are_counted_timed_and_labelled(live: Live, stub: Stub) -> None:
         assert live.registry.get_sample_value("grpc_server_handling_seconds_bucket", labels) is not None
     assert _value(live, "grpc_server_handling_seconds_bucket", **_rpc("ValidatePlay", le="+Inf")) == 3
 
-    assert _value(live, "tractor_rules_verdicts_total", grpc_method="ValidatePlay", reason="legal") == 1
-    assert (
-        _value(live, "tractor_rules_verdicts_total", grpc_method="ValidatePlay", reason="must_play_pair") == 1
-    )
+    verdicts = {"grpc_method": "ValidatePlay", "preset": "default"}
+    assert _value(live, "tractor_rules_verdicts_total", **verdicts, reason="legal") == 1
+    assert _value(live, "tractor_rules_verdicts_total", **verdicts, reason="must_play_pair") == 1
     presets = _value(
         live, "tractor_rules_requests_by_preset_total", grpc_method="ValidatePlay", preset="default"
     )
@@ -77,11 +76,15 @@ def test_domain_series(live: Live, stub: Stub) -> None:
         "other_hands": [{"seat": 1, "cards": names("SA")}, {"seat": 2}, {"seat": 3}],
     }
     call(stub.ValidatePlay, message(pb.ValidatePlayRequest, throw))
+    call(stub.ValidatePlay, message(pb.ValidatePlayRequest, {**throw, "ruleset": {"preset": "rulebook-003"}}))
 
     assert _value(live, "tractor_rules_tricks_total", won_by="ruff") == 1
     assert _value(live, "tractor_rules_settlements_total", band="dealer_team+3") == 1
     assert _value(live, "tractor_rules_penalties_total", phase="q1") == 1
-    assert _value(live, "tractor_rules_throws_total", outcome="failed") == 1
+    assert _value(live, "tractor_rules_throws_total", outcome="failed") == 2
+    # verdicts by preset (the illegal-play alert needs them): the one rulebook-003 play is on its own
+    labels = {"grpc_method": "ValidatePlay", "preset": "rulebook-003", "reason": "legal"}
+    assert _value(live, "tractor_rules_verdicts_total", **labels) == 1
     assert (
         _value(
             live,

@@ -67,13 +67,14 @@ def test_two_workers_share_the_port_and_both_serve(two_workers: tuple[ServerProc
     assert len(set(pids)) == 2 and server.proc.pid not in pids
     for _ in range(CALLS):
         assert _call_on_fresh_connection(server.target).legal
-    # a worker writes counter_<pid>.db only once it has counted a call of its own
+    # a worker writes counter_<pid>.db only once it has counted a call of its own (the parent writes one
+    # for its worker restarts counter)
     served = {
         int(match.group(1))
         for path in metrics_dir.iterdir()
         if (match := re.fullmatch(r"counter_(\d+)\.db", path.name))
     }
-    assert served == set(pids)
+    assert served - {server.proc.pid} == set(pids)
 
 
 def test_metrics_endpoint_sums_the_workers(two_workers: tuple[ServerProcess, Path]) -> None:
@@ -85,9 +86,14 @@ def test_metrics_endpoint_sums_the_workers(two_workers: tuple[ServerProcess, Pat
     assert _handled(text) == before + CALLS
     assert "grpc_server_started_total{" in text
     assert re.search(r'grpc_server_handling_seconds_bucket\{[^}]*le="5e-05"', text)
-    assert re.search(r'tractor_rules_verdicts_total\{grpc_method="ValidatePlay",reason="legal"\}', text)
+    assert re.search(
+        r'tractor_rules_verdicts_total\{grpc_method="ValidatePlay",preset="default",reason="legal"\}', text
+    )
     build = re.findall(r"^tractor_rules_build_info\{.*\} (\S+)$", text, re.MULTILINE)
     assert build == ["1.0"]  # one series, not one per worker
+    assert re.search(
+        r"^tractor_rules_worker_restarts_total 0\.0$", text, re.MULTILINE
+    )  # there from the start
 
 
 def _handled(text: str) -> float:
