@@ -115,6 +115,14 @@ class Metrics:
             registry=registry,
             multiprocess_mode="livesum",
         )
+        self.busy = Gauge(
+            "tractor_rules_worker_busy_seconds",
+            "Seconds this worker process has spent in unary handlers, summed over its concurrent calls; it "
+            "only grows, one series per live worker (label pid). Its rate is the worker's mean calls in "
+            "flight: near 1 the worker is saturated.",
+            registry=registry,
+            multiprocess_mode="liveall",
+        )
         build = Gauge(
             "tractor_rules_build_info",
             "Always 1; the labels say what is running.",
@@ -148,6 +156,7 @@ class Metrics:
     def rpc_handled(self, service: str, method: str, code: str, seconds: float) -> None:
         """Count a unary call as finished with ``code`` and record how long it took."""
         self.in_flight.dec()
+        self.busy.inc(seconds)
         self.child(self.handled, "unary", service, method, code).inc()
         self.child(self.handling, "unary", service, method).observe(seconds)
 

@@ -42,6 +42,8 @@ def test_calls_are_counted_timed_and_labelled(live: Live, stub: Stub) -> None:
         labels = _rpc("ValidatePlay", le=bound)
         assert live.registry.get_sample_value("grpc_server_handling_seconds_bucket", labels) is not None
     assert _value(live, "grpc_server_handling_seconds_bucket", **_rpc("ValidatePlay", le="+Inf")) == 3
+    handling = _value(live, "grpc_server_handling_seconds_sum", **_rpc("ValidatePlay"))
+    assert _value(live, "tractor_rules_worker_busy_seconds") >= handling > 0  # every call's time, summed
 
     verdicts = {"grpc_method": "ValidatePlay", "preset": "default"}
     assert _value(live, "tractor_rules_verdicts_total", **verdicts, reason="legal") == 1

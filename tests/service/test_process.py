@@ -91,9 +91,11 @@ def test_metrics_endpoint_sums_the_workers(two_workers: tuple[ServerProcess, Pat
     )
     build = re.findall(r"^tractor_rules_build_info\{.*\} (\S+)$", text, re.MULTILINE)
     assert build == ["1.0"]  # one series, not one per worker
-    assert re.search(
-        r"^tractor_rules_worker_restarts_total 0\.0$", text, re.MULTILINE
-    )  # there from the start
+    restarts = r"^tractor_rules_worker_restarts_total 0\.0$"
+    assert re.search(restarts, text, re.MULTILINE)  # there from the start, not from the first restart
+    busy = re.findall(r'^tractor_rules_worker_busy_seconds\{pid="(\d+)"\} (\S+)$', text, re.MULTILINE)
+    assert {int(pid) for pid, _ in busy} == set(server.serving["workers"])  # one series per worker
+    assert sum(float(seconds) for _, seconds in busy) > 0
 
 
 def _handled(text: str) -> float:
