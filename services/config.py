@@ -64,16 +64,21 @@ class ServerConfig:
     between steps, past it RESOURCE_EXHAUSTED; 0: none."""
     worker_restarts: int = 5
     """Workers that may die and be replaced within a minute; one more stops the service (status 1)."""
+    health_port: int = -1
+    """A second, plaintext port serving only ``grpc.health.v1`` (the main port's status), for probes that
+    cannot speak TLS, such as Kubernetes' native gRPC probes; 0 picks a free one, -1: none."""
     max_connection_age_seconds: float = 0.0
     """Close each client connection after about this long (gRPC's GOAWAY; calls in flight get the grace
     period), so clients reconnect, re-resolve and reach pods added since; 0: never."""
 
     def __post_init__(self) -> None:
         problems = []
-        for name in ("port", "metrics_port"):
+        for name in ("port", "metrics_port", "health_port"):
             value = getattr(self, name)
-            if not (-1 if name == "metrics_port" else 0) <= value <= 65535:
+            if not (0 if name == "port" else -1) <= value <= 65535:
                 problems.append(f"{name} must be a port number, got {value}")
+        if self.health_port > 0 and self.health_port == self.port:
+            problems.append("health_port must differ from port")
         if self.workers < 0 or self.threads < 1:
             problems.append("workers must be >= 0 and threads >= 1")
         if self.max_message_bytes < 1024:
@@ -136,6 +141,7 @@ _PARSERS: Final[dict[str, Callable[[str], Any]]] = {
     "max_request_seconds": float,
     "worker_restarts": int,
     "max_connection_age_seconds": float,
+    "health_port": int,
 }
 
 

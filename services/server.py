@@ -38,6 +38,10 @@ PRESTART_SECONDS: Final = 5.0
 """How long the request threads wait for each other at start (see ``prestart``)."""
 PARENT_POLL_SECONDS: Final = 1.0
 """How often a worker checks that its parent is alive (an orphaned worker shuts itself down)."""
+HEALTH_THREADS: Final = 4
+"""Threads of the plaintext health server: probes call ``Check``, and each ``Watch`` holds one."""
+HEALTH_MAX_CALLS: Final = 16
+"""Calls the health server holds at once; more are RESOURCE_EXHAUSTED, so watchers cannot pile up."""
 
 _log = logs.get("server")
 
@@ -148,6 +152,25 @@ def create_server(
     return server, int(port)
 
 
+def create_health_server(config: ServerConfig, health_servicer: health.HealthServicer) -> tuple[Any, int]:
+    """A plaintext server with ``grpc.health.v1`` alone on ``config.health_port``, answering from the main
+    server's own health servicer (so it turns NOT_SERVING on drain too): the port for probes that cannot
+    speak TLS. Nothing else is served there; no token is asked, as on the main port's health service."""
+    executor = futures.ThreadPoolExecutor(max_workers=HEALTH_THREADS, thread_name_prefix="health")
+    server = grpc.server(
+        executor, options=[("grpc.so_reuseport", 1)], maximum_concurrent_rpcs=HEALTH_MAX_CALLS
+    )
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    target = bind_target(config.address, config.health_port)
+    try:
+        port = server.add_insecure_port(target)
+    except RuntimeError as error:
+        raise OSError(f"cannot bind {target}: {error}") from error
+    if not port:
+        raise OSError(f"cannot bind {target}")
+    return server, int(port)
+
+
 def shut_down(server: Any, health_servicer: health.HealthServicer, config: ServerConfig) -> None:
     """Graceful stop within ``config.grace_seconds``: NOT_SERVING, drain, then finish in-flight calls."""
     started = time.monotonic()
@@ -185,6 +208,10 @@ def run_worker(config: ServerConfig, port: int, ready_fd: int, parent: int) -> i
         replace(config, port=port), registry=CollectorRegistry(), health_servicer=health_servicer
     )
     server.start()
+    health_server = None
+    if config.health_port >= 0:
+        health_server, _ = create_health_server(config, health_servicer)
+        health_server.start()
     os.write(ready_fd, b"1")
     os.close(ready_fd)
     _log.info("worker serving", extra={"port": port})
@@ -193,4 +220,6 @@ def run_worker(config: ServerConfig, port: int, ready_fd: int, parent: int) -> i
             _log.warning("parent gone; shutting down", extra={"parent": parent})
             break
     shut_down(server, health_servicer, config)
+    if health_server is not None:  # after the main server: probes see NOT_SERVING through the drain
+        health_server.stop(None)
     return 0

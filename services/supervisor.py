@@ -26,6 +26,7 @@ import socket
 import threading
 import time
 from collections.abc import Iterator
+from dataclasses import replace
 from multiprocessing.process import BaseProcess
 from typing import Final
 from wsgiref.simple_server import WSGIServer
@@ -205,6 +206,16 @@ def run(config: ServerConfig) -> int:
                     extra={"address": config.address, "port": config.port, "reason": str(error)},
                 )
                 return status
+            if config.health_port >= 0:
+                try:
+                    health_port = stack.enter_context(reserve_port(config.address, config.health_port))
+                except OSError as error:
+                    _log.error(
+                        "cannot bind health",
+                        extra={"address": config.address, "port": config.health_port, "reason": str(error)},
+                    )
+                    return status
+                config = replace(config, health_port=health_port)  # the workers bind the reserved port
             if _fork_workers(config, port, config.worker_count, workers, stop) is None:
                 _log.error("workers failed to start", extra={"port": port})
                 return status
@@ -234,6 +245,7 @@ def run(config: ServerConfig) -> int:
                 extra={
                     "port": port,
                     "metrics_port": metrics_port,
+                    "health_port": config.health_port,
                     "workers": [worker.pid for worker in workers],
                     "address": config.address,
                     **protection,

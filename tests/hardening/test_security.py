@@ -8,6 +8,7 @@ UNAUTHENTICATED, unknown methods included. Plaintext is the default and says so 
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -282,3 +283,33 @@ def test_unusable_security_settings_are_a_clean_exit_2(certs: tlscerts.Certifica
         done = _serve(*flags, tmp=tmp_path, env=env)
         assert done.returncode == 2, (flags, done.stderr)
         assert named in done.stderr and "Traceback" not in done.stderr, (flags, done.stderr)
+
+
+def test_a_plaintext_health_port_serves_the_probes_beside_tls(
+    certs: tlscerts.Certificates, valid: dict[str, Message], tmp_path: Path
+) -> None:
+    """Kubernetes' native gRPC probes speak plaintext only: with TLS on the main port, ``--health-port``
+    serves ``grpc.health.v1`` alone in plaintext, with the main port's status (NOT_SERVING on drain)."""
+    flags = ["--workers", "1", "--tls-cert", str(certs.server.cert), "--tls-key", str(certs.server.key)]
+    flags += ["--health-port", "0", "--drain-seconds", "3"]
+    rules = health_pb2.HealthCheckRequest(service="tractor.rules.v1.RulesService")
+    with ServerProcess(*flags, metrics_dir=tmp_path / "m") as server:
+        probe_target = f"127.0.0.1:{server.serving['health_port']}"
+        assert server.serving["health_port"] not in (-1, server.port)
+        with grpc.insecure_channel(probe_target) as probe:
+            check = health_pb2_grpc.HealthStub(probe).Check
+            assert check(rules, timeout=TIMEOUT).status == health_pb2.HealthCheckResponse.SERVING
+            assert _validate(probe, valid["ValidatePlay"]) == grpc.StatusCode.UNIMPLEMENTED  # health only
+        with grpc.insecure_channel(server.target) as plaintext:
+            assert _health(plaintext) == grpc.StatusCode.UNAVAILABLE  # the main port speaks TLS only
+        server.proc.send_signal(signal.SIGTERM)
+        server.wait_for("draining", TIMEOUT)
+        with grpc.insecure_channel(probe_target) as probe:
+            check = health_pb2_grpc.HealthStub(probe).Check
+            assert check(rules, timeout=TIMEOUT).status == health_pb2.HealthCheckResponse.NOT_SERVING
+        assert server.proc.wait(TIMEOUT + 10) == 0
+
+
+def test_the_health_port_must_differ_from_the_main_port() -> None:
+    with pytest.raises(ValueError, match="health_port must differ from port"):
+        config_module.ServerConfig(port=50051, health_port=50051)
