@@ -139,7 +139,11 @@ def create_server(
     for name in ("", RULES_SERVICE):
         health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
     reflection.enable_server_reflection(SERVICE_NAMES, server)
-    target = bind_target(config.address, config.port)
+    return server, add_port(server, bind_target(config.address, config.port), credentials)
+
+
+def add_port(server: Any, target: str, credentials: grpc.ServerCredentials | None = None) -> int:
+    """Bind ``target`` (TLS with ``credentials``); the port bound, or OSError when the bind fails."""
     try:
         if credentials is None:
             port = server.add_insecure_port(target)
@@ -149,7 +153,7 @@ def create_server(
         raise OSError(f"cannot bind {target}: {error}") from error
     if not port:
         raise OSError(f"cannot bind {target}")
-    return server, int(port)
+    return int(port)
 
 
 def create_health_server(config: ServerConfig, health_servicer: health.HealthServicer) -> tuple[Any, int]:
@@ -161,14 +165,7 @@ def create_health_server(config: ServerConfig, health_servicer: health.HealthSer
         executor, options=[("grpc.so_reuseport", 1)], maximum_concurrent_rpcs=HEALTH_MAX_CALLS
     )
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
-    target = bind_target(config.address, config.health_port)
-    try:
-        port = server.add_insecure_port(target)
-    except RuntimeError as error:
-        raise OSError(f"cannot bind {target}: {error}") from error
-    if not port:
-        raise OSError(f"cannot bind {target}")
-    return server, int(port)
+    return server, add_port(server, bind_target(config.address, config.health_port))
 
 
 def shut_down(server: Any, health_servicer: health.HealthServicer, config: ServerConfig) -> None:

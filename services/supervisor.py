@@ -200,22 +200,20 @@ def run(config: ServerConfig) -> int:
         with contextlib.ExitStack() as stack:
             try:
                 port = stack.enter_context(reserve_port(config.address, config.port))
+                if config.health_port >= 0:  # the workers bind the reserved port
+                    health = stack.enter_context(reserve_port(config.address, config.health_port))
+                    config = replace(config, health_port=health)
             except OSError as error:
                 _log.error(
                     "cannot bind",
-                    extra={"address": config.address, "port": config.port, "reason": str(error)},
+                    extra={
+                        "address": config.address,
+                        "port": config.port,
+                        "health_port": config.health_port,
+                        "reason": str(error),
+                    },
                 )
                 return status
-            if config.health_port >= 0:
-                try:
-                    health_port = stack.enter_context(reserve_port(config.address, config.health_port))
-                except OSError as error:
-                    _log.error(
-                        "cannot bind health",
-                        extra={"address": config.address, "port": config.health_port, "reason": str(error)},
-                    )
-                    return status
-                config = replace(config, health_port=health_port)  # the workers bind the reserved port
             if _fork_workers(config, port, config.worker_count, workers, stop) is None:
                 _log.error("workers failed to start", extra={"port": port})
                 return status

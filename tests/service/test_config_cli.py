@@ -68,12 +68,16 @@ def test_cli_rejects_a_bad_environment_value(tmp_path: Path) -> None:
     assert "TRACTOR_RULES_GRACE_SECONDS" in done.stderr and "Traceback" not in done.stderr
 
 
-def test_cli_exits_1_when_the_port_is_taken(tmp_path: Path) -> None:
+@pytest.mark.parametrize("flag", ["--port", "--health-port"])
+def test_cli_exits_1_when_a_port_is_taken(flag: str, tmp_path: Path) -> None:
     """A plain listener (no SO_REUSEPORT) holds the port: one JSON error line, exit status 1."""
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
-        port = taken.getsockname()[1]
-        done = _serve("--address", "127.0.0.1", "--port", str(port), "--metrics-port", "-1", tmp=tmp_path)
+        port = str(taken.getsockname()[1])
+        ports = {"--port": "0", "--health-port": "0", flag: port}
+        flags = [item for pair in ports.items() for item in pair]
+        done = _serve("--address", "127.0.0.1", *flags, "--metrics-port", "-1", tmp=tmp_path)
     assert done.returncode == 1
     assert '"msg": "cannot bind"' in done.stderr and "Traceback" not in done.stderr
+    assert f'"{flag[2:].replace("-", "_")}": {port}' in done.stderr
