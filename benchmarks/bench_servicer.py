@@ -25,6 +25,7 @@ from typing import Any
 from google.protobuf import json_format
 from prometheus_client import CollectorRegistry
 
+from loadtest.replay import REQUESTS
 from services import servicer as servicer_module
 from services.metrics import Metrics
 from services.servicer import RulesServicer
@@ -70,7 +71,7 @@ REQUEST = json_format.ParseDict(
 ).SerializeToString()
 
 
-class _Context:
+class StubContext:
     """The two things the servicer asks of a gRPC context."""
 
     def time_remaining(self) -> float:
@@ -131,12 +132,8 @@ def _best(passes: int, run: Callable[[], object]) -> float:
 def mix_costs(calls: Sequence[tuple[str, bytes]], passes: int = 3) -> MixCost:
     """What each request of ``calls`` (method name, request bytes) costs without gRPC, and its engine part."""
     servicer = RulesServicer(Metrics(registry=CollectorRegistry()))
-    methods = {m.name: m for m in pb.DESCRIPTOR.services_by_name["RulesService"].methods}
-    handlers = [
-        (getattr(pb, methods[name].input_type.name).FromString, getattr(servicer, name), data)
-        for name, data in calls
-    ]
-    context: Any = _Context()  # the two methods the servicer calls
+    handlers = [(REQUESTS[name].FromString, getattr(servicer, name), data) for name, data in calls]
+    context: Any = StubContext()  # the two methods the servicer calls
 
     def serve() -> None:
         for decode, handle, data in handlers:
@@ -161,7 +158,7 @@ def median_micros(call: Callable[[], object]) -> float:
 
 def main() -> None:
     servicer = RulesServicer(Metrics(registry=CollectorRegistry()))
-    context: Any = _Context()  # the two methods the servicer calls
+    context: Any = StubContext()  # the two methods the servicer calls
     answer = servicer.ValidatePlay(pb.ValidatePlayRequest.FromString(REQUEST), context).SerializeToString()
 
     def codec_only() -> bytes:

@@ -16,6 +16,7 @@ from typing import Any, Final
 
 from google.protobuf.message import Message
 
+from loadtest.replay import SERVICE
 from rules_core.audit import HandRecord, audit_hand
 from rules_core.bidding import Bidding, resolve_declarations
 from rules_core.cards import PLAYERS, Hand, add, faces_of, remove
@@ -27,25 +28,9 @@ from rules_core.trump import trump_context
 from tractor.rules.v1 import rules_service_pb2 as pb
 from tractor.rules.v1 import types_pb2 as t
 
-SERVICE: Final = pb.DESCRIPTOR.services_by_name["RulesService"]
 METHODS: Final = tuple(method.name for method in SERVICE.methods)
-REQUESTS: Final[dict[str, type[Message]]] = {
-    method.name: getattr(pb, method.input_type.name) for method in SERVICE.methods
-}
-RESPONSES: Final[dict[str, type[Message]]] = {
-    method.name: getattr(pb, method.output_type.name) for method in SERVICE.methods
-}
 PRESET_NAMES: Final = ("default", "rulebook-000", "rulebook-003")
 CONTRACTS: Final = {0: t.CONTRACT_SPADES, 1: t.CONTRACT_HEARTS, 2: t.CONTRACT_CLUBS, 3: t.CONTRACT_DIAMONDS}
-
-
-def method_path(method: str) -> str:
-    """The gRPC path of a RulesService method.
-
-    >>> method_path("AuditHand")
-    '/tractor.rules.v1.RulesService/AuditHand'
-    """
-    return f"/{SERVICE.full_name}/{method}"
 
 
 @dataclass(frozen=True, slots=True)

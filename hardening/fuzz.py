@@ -42,6 +42,7 @@ from hardening import corpus
 from hardening.judge import Outcome, judge
 from hardening.messages import Case, Generator, descriptor_of
 from hardening.server import ServerProcess
+from loadtest.replay import REQUESTS, SERVICE, method_path
 
 DEFAULT_REQUESTS: Final = 100_000
 DEFAULT_SEED: Final = 1
@@ -154,7 +155,7 @@ class _Fuzz:
         return self.sent < self.total
 
     async def worker(self, channel: grpc.aio.Channel) -> None:
-        callables = {method: channel.unary_unary(corpus.method_path(method)) for method in corpus.METHODS}
+        callables = {method: channel.unary_unary(method_path(method)) for method in corpus.METHODS}
         while self._more():
             self.sent += 1
             case = self.generator.next()
@@ -215,7 +216,7 @@ class _Fuzz:
         self.report.health_checks += 1
         try:
             reply = await check(
-                health_pb2.HealthCheckRequest(service=corpus.SERVICE.full_name), timeout=CALL_TIMEOUT
+                health_pb2.HealthCheckRequest(service=SERVICE.full_name), timeout=CALL_TIMEOUT
             )
             serving = reply.status == health_pb2.HealthCheckResponse.SERVING
         except grpc.aio.AioRpcError:
@@ -337,14 +338,14 @@ def replay(path: Path, target: str | None) -> int:
                 data = base64.b64decode(saved["request"])
                 method = saved["method"]
                 try:
-                    reply = channel.unary_unary(corpus.method_path(method))(data, timeout=CALL_TIMEOUT)
+                    reply = channel.unary_unary(method_path(method))(data, timeout=CALL_TIMEOUT)
                     outcome = Outcome(grpc.StatusCode.OK, "", (), reply)
                 except grpc.RpcError as error:
                     outcome = Outcome(
                         error.code(), error.details() or "", list(error.trailing_metadata() or ())
                     )
                 try:
-                    request = corpus.REQUESTS[method].FromString(data)
+                    request = REQUESTS[method].FromString(data)
                 except DecodeError:
                     request = None
                 problem = judge(outcome, method=method, descriptor=descriptor_of(method), request=request)

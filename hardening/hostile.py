@@ -26,6 +26,7 @@ from hardening import corpus
 from hardening.judge import Outcome, judge
 from hardening.messages import descriptor_of
 from hardening.server import ServerProcess
+from loadtest.replay import REQUESTS, RESPONSES, method_path
 from tractor.rules.v1 import rules_service_pb2 as pb
 
 TIMEOUT: Final = 10.0
@@ -67,7 +68,8 @@ class Result:
         )
 
 
-def _varint(value: int) -> bytes:
+def varint(value: int) -> bytes:
+    """A protobuf varint; negative values as int64 encodes them (ten bytes)."""
     value &= (1 << 64) - 1
     out = bytearray()
     while True:
@@ -77,16 +79,18 @@ def _varint(value: int) -> bytes:
             return bytes(out)
 
 
-def _field(number: int, wire: int, payload: bytes = b"") -> bytes:
-    return _varint(number << 3 | wire) + payload
+def field(number: int, wire: int, payload: bytes = b"") -> bytes:
+    """A field's tag (``number``, wire type ``wire``) followed by ``payload``."""
+    return varint(number << 3 | wire) + payload
 
 
-def _delimited(number: int, body: bytes) -> bytes:
-    return _field(number, 2, _varint(len(body)) + body)
+def delimited(number: int, body: bytes) -> bytes:
+    """A length-delimited field: a string, bytes, a sub-message or a packed list."""
+    return field(number, 2, varint(len(body)) + body)
 
 
 def _packed(number: int, values: Sequence[int]) -> bytes:
-    return _delimited(number, b"".join(_varint(value) for value in values))
+    return delimited(number, b"".join(varint(value) for value in values))
 
 
 def _bases() -> dict[str, Message]:
@@ -129,7 +133,7 @@ def cases() -> list[Hostile]:
         Hostile(
             "oversized message (4 MiB + 4 KiB)",
             "ValidatePlay",
-            lead.SerializeToString() + _field(1000, 2, _varint(4 * 2**20 + 4096) + bytes(4 * 2**20 + 4096)),
+            lead.SerializeToString() + field(1000, 2, varint(4 * 2**20 + 4096) + bytes(4 * 2**20 + 4096)),
             exhausted,
         ),
         Hostile(
@@ -288,7 +292,7 @@ def cases() -> list[Hostile]:
             "negative balance in a Tao Dou stake",
             "SettleHand",
             _with(base["SettleHand"], lambda m: (m.tao_dou.ClearField("balances"), m.ruleset.Clear()))
-            + _delimited(6, _packed(4, [10, 10, -1, 10])),
+            + delimited(6, _packed(4, [10, 10, -1, 10])),
             invalid,
             "tao_dou.balances[2]",
             "OUT_OF_RANGE",
@@ -296,7 +300,7 @@ def cases() -> list[Hostile]:
         Hostile(
             "negative balance of a quitter",
             "CalculatePenalty",
-            base["CalculatePenalty"].SerializeToString() + _field(8, 0, _varint(-100)),
+            base["CalculatePenalty"].SerializeToString() + field(8, 0, varint(-100)),
             invalid,
             "balance",
             "OUT_OF_RANGE",
@@ -304,9 +308,7 @@ def cases() -> list[Hostile]:
         Hostile(
             "negative debt of a quitter",
             "CalculatePenalty",
-            base["CalculatePenalty"].SerializeToString()
-            + _field(9, 0, _varint(1))
-            + _field(10, 0, _varint(-1)),
+            base["CalculatePenalty"].SerializeToString() + field(9, 0, varint(1)) + field(10, 0, varint(-1)),
             invalid,
             "owed",
             "OUT_OF_RANGE",
@@ -314,7 +316,7 @@ def cases() -> list[Hostile]:
         Hostile(
             "negative base 2^64-1",
             "CalculatePenalty",
-            base["CalculatePenalty"].SerializeToString() + _field(5, 0, _varint(-1)),
+            base["CalculatePenalty"].SerializeToString() + field(5, 0, varint(-1)),
             invalid,
             "base",
             "OUT_OF_RANGE",
@@ -322,7 +324,7 @@ def cases() -> list[Hostile]:
         Hostile(
             "negative score -5",
             "SettleHand",
-            base["SettleHand"].SerializeToString() + _field(5, 0, _varint(-5)),
+            base["SettleHand"].SerializeToString() + field(5, 0, varint(-5)),
             invalid,
             "score",
             "OUT_OF_RANGE",
@@ -330,7 +332,7 @@ def cases() -> list[Hostile]:
         Hostile(
             "negative seat -1",
             "ValidatePlay",
-            lead.SerializeToString() + _field(4, 0, _varint(-1)),
+            lead.SerializeToString() + field(4, 0, varint(-1)),
             invalid,
             "seat",
             "OUT_OF_RANGE",
@@ -417,7 +419,7 @@ def cases() -> list[Hostile]:
         Hostile(
             "groups nested 200 deep",
             "ValidatePlay",
-            lead.SerializeToString() + _field(99, 3) * 200 + _field(99, 4) * 200,
+            lead.SerializeToString() + field(99, 3) * 200 + field(99, 4) * 200,
             invalid,
             "99",
             "MALFORMED",
@@ -425,8 +427,7 @@ def cases() -> list[Hostile]:
         Hostile(
             "a preset that is not UTF-8",
             "SettleHand",
-            _field(1, 2, _varint(3) + _field(1, 2, b"\x01\xff"))
-            + base["SettleHand"].SerializeToString()[0:0],
+            field(1, 2, varint(3) + field(1, 2, b"\x01\xff")) + base["SettleHand"].SerializeToString()[0:0],
             invalid,
             "ruleset.preset",
             "MALFORMED",
@@ -434,7 +435,7 @@ def cases() -> list[Hostile]:
         Hostile(
             "a length past the end inside a trick",
             "ValidatePlay",
-            _delimited(7, _field(2, 2, _varint(50) + b"\x08")),
+            delimited(7, field(2, 2, varint(50) + b"\x08")),
             invalid,
             "trick.plays[0]",
             "MALFORMED",
@@ -445,7 +446,7 @@ def cases() -> list[Hostile]:
 
 def send(channel: grpc.Channel, case: Hostile) -> Result:
     """Send one hostile request and judge the answer."""
-    call = channel.unary_unary(corpus.method_path(case.method))
+    call = channel.unary_unary(method_path(case.method))
     started = time.perf_counter()
     try:
         response = call(case.data, timeout=TIMEOUT)
@@ -464,7 +465,7 @@ def send(channel: grpc.Channel, case: Hostile) -> Result:
 def _problem(case: Hostile, outcome: Outcome) -> str:
     request = None
     try:
-        request = corpus.REQUESTS[case.method].FromString(case.data)
+        request = REQUESTS[case.method].FromString(case.data)
     except Exception:
         request = None
     oversized = case.code == grpc.StatusCode.RESOURCE_EXHAUSTED
@@ -482,7 +483,7 @@ def _problem(case: Hostile, outcome: Outcome) -> str:
     if len(outcome.details) > MAX_DETAILS:
         return f"a {len(outcome.details)}-character error message"
     if outcome.code == grpc.StatusCode.OK and case.check is not None:
-        response = corpus.RESPONSES[case.method].FromString(outcome.response or b"")
+        response = RESPONSES[case.method].FromString(outcome.response or b"")
         return "" if case.check(response) else "the response is not the rule outcome due"
     violations = outcome.violations()
     if case.field is not None and (not violations or violations[0].field != case.field):

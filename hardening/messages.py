@@ -29,7 +29,8 @@ from typing import Any, Final
 from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import DecodeError, Message
 
-from hardening.corpus import REQUESTS, Call
+from hardening.corpus import Call
+from loadtest.replay import REQUESTS
 from tractor.rules.v1 import types_pb2 as t
 
 KINDS: Final = ("valid", "random", "mutant", "inconsistent", "bytes")

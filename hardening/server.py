@@ -55,6 +55,36 @@ def rss_kib(pid: int) -> int | None:
     return None
 
 
+def serve_args(*flags: str) -> list[str]:
+    """The ``tractor-rules serve`` command line, from this checkout, with ``flags``."""
+    return [sys.executable, "-m", "services.cli", "serve", *flags]
+
+
+def serve_env(metrics_dir: Path, env: dict[str, str] | None = None) -> dict[str, str]:
+    """The environment it runs in: this checkout importable, its metrics in ``metrics_dir``, plus ``env``."""
+    return {
+        **os.environ,
+        "PYTHONPATH": str(ROOT),
+        "PROMETHEUS_MULTIPROC_DIR": str(metrics_dir),
+        **(env or {}),
+    }
+
+
+def run_serve(
+    *flags: str, metrics_dir: Path, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """Run ``tractor-rules serve`` to its end (a configuration it must refuse): status and output."""
+    return subprocess.run(
+        serve_args(*flags),
+        cwd=ROOT,
+        env=serve_env(metrics_dir, env),
+        capture_output=True,
+        text=True,
+        timeout=START_TIMEOUT,
+        check=False,
+    )
+
+
 class ServerProcess:
     """``python -m services.cli serve`` on 127.0.0.1 with ephemeral ports and the given flags."""
 
@@ -63,15 +93,11 @@ class ServerProcess:
     ) -> None:
         self._own_dir = metrics_dir is None
         self.metrics_dir = metrics_dir or Path(tempfile.mkdtemp(prefix="tractor-rules-hardening-"))
-        environment = {
-            **os.environ,
-            "PYTHONPATH": str(ROOT),
-            "PROMETHEUS_MULTIPROC_DIR": str(self.metrics_dir),
-            **(env or {}),
-        }
-        args = [sys.executable, "-m", "services.cli", "serve", "--address", "127.0.0.1", "--port", "0"]
+        args = serve_args("--address", "127.0.0.1", "--port", "0")
         args += ["--metrics-address", "127.0.0.1", "--metrics-port", "0", *flags]
-        self.proc = subprocess.Popen(args, cwd=ROOT, env=environment, stderr=subprocess.PIPE, text=True)
+        self.proc = subprocess.Popen(
+            args, cwd=ROOT, env=serve_env(self.metrics_dir, env), stderr=subprocess.PIPE, text=True
+        )
         self.entries: queue.Queue[dict[str, Any]] = queue.Queue()
         self.log: collections.deque[dict[str, Any]] = collections.deque(maxlen=KEPT_ENTRIES)
         self.levels: collections.Counter[str] = collections.Counter()
@@ -126,8 +152,13 @@ class ServerProcess:
         return f"127.0.0.1:{self.port}"
 
     @property
+    def metrics_target(self) -> str:
+        """``127.0.0.1:PORT`` of ``/metrics``, as a Prometheus scrape config names it."""
+        return f"127.0.0.1:{self.serving['metrics_port']}"
+
+    @property
     def metrics_url(self) -> str:
-        return f"http://127.0.0.1:{self.serving['metrics_port']}/metrics"
+        return f"http://{self.metrics_target}/metrics"
 
     def workers(self) -> list[int]:
         """The worker pids alive now."""

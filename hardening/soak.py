@@ -31,6 +31,7 @@ import grpc
 
 from hardening import corpus
 from hardening.server import ServerProcess, rss_kib
+from loadtest.replay import RESPONSES, method_path
 
 DEFAULT_SECONDS: Final = 600.0
 DEFAULT_RATE: Final = 400.0
@@ -162,7 +163,7 @@ class _Soak:
         self.next_table = 0
 
     async def table(self, channel: grpc.aio.Channel, stop: float) -> None:
-        callables = {method: channel.unary_unary(corpus.method_path(method)) for method in corpus.METHODS}
+        callables = {method: channel.unary_unary(method_path(method)) for method in corpus.METHODS}
         while time.monotonic() < stop:
             script = self.tables[self.next_table % len(self.tables)]
             self.next_table += 1
@@ -173,7 +174,7 @@ class _Soak:
                 started = time.perf_counter()
                 try:
                     reply = await callables[prepared.method](prepared.data, timeout=CALL_TIMEOUT)
-                    response = corpus.RESPONSES[prepared.method].FromString(reply)
+                    response = RESPONSES[prepared.method].FromString(reply)
                     problem = prepared.call.check(response)
                 except grpc.aio.AioRpcError as error:
                     problem = f"{prepared.method}: {error.code().name}: {(error.details() or '')[:120]}"

@@ -49,6 +49,7 @@ import grpc
 
 from benchmarks.bench_servicer import MixCost, mix_costs
 from loadtest.replay import (
+    REQUESTS,
     RESPONSES,
     SERVICE,
     Call,
@@ -59,7 +60,6 @@ from loadtest.replay import (
     read,
 )
 from loadtest.service import LOOPBACK, ROOT, ServiceProcess, process_tree_cpu, python_env
-from tractor.rules.v1 import rules_service_pb2 as pb
 
 DEFAULT_SECONDS: Final = 6.0
 DEFAULT_ROUNDS: Final = 3
@@ -106,7 +106,6 @@ def load_replies(path: Path) -> dict[tuple[str, bytes], bytes]:
 
 def echo_handlers(replies: dict[tuple[str, bytes], bytes], *, stack: bool) -> Any:
     """The generic handler answering every RulesService method from ``replies``."""
-    requests = {m.name: getattr(pb, m.input_type.name) for m in SERVICE.methods}
     parsed = {key: RESPONSES[key[0]].FromString(reply) for key, reply in replies.items()} if stack else {}
 
     def handler(method: str) -> Any:
@@ -117,7 +116,7 @@ def echo_handlers(replies: dict[tuple[str, bytes], bytes], *, stack: bool) -> An
 
             return grpc.unary_unary_rpc_method_handler(reply)  # bytes in, bytes out: no decoding
 
-        decode = requests[method].FromString
+        decode = REQUESTS[method].FromString
 
         def deserialize(data: bytes) -> tuple[bytes, Any]:
             return data, decode(data)

@@ -29,6 +29,10 @@ from google.protobuf.message import Message
 from tractor.rules.v1 import rules_service_pb2 as pb
 
 SERVICE: Final = pb.DESCRIPTOR.services_by_name["RulesService"]
+REQUESTS: Final[dict[str, type[Message]]] = {
+    method.name: getattr(pb, method.input_type.name) for method in SERVICE.methods
+}
+"""Request class of every RPC, by method name."""
 RESPONSES: Final[dict[str, type[Message]]] = {
     method.name: getattr(pb, method.output_type.name) for method in SERVICE.methods
 }

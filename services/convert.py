@@ -9,7 +9,7 @@ travel as ``Card`` enum numbers, which are face + 1.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any, Final, TypeVar
@@ -483,22 +483,24 @@ ROLES: Final = {pb.ROLE_DEALER: Role.DEALER, pb.ROLE_PARTNER: Role.PARTNER, pb.R
 CONTRACTS: Final = {suit: value for value, suit in _SUITS.items()}
 
 
+def _required(value: int, table: Mapping[Any, E], path: str, what: str, choices: str) -> E:
+    """A required enum field looked up in ``table``: 0 (``*_UNSPECIFIED``) is MISSING, a number the
+    table lacks UNKNOWN_VALUE."""
+    if value == 0:
+        raise invalid(path, Reason.MISSING, f"a {what} is required ({choices})")
+    if value not in table:
+        raise invalid(path, Reason.UNKNOWN_VALUE, f"unknown {what} {value}")
+    return table[value]
+
+
 def phase(value: pb.QuitPhase.ValueType, path: str) -> Phase:
     """A required quit phase."""
-    if value == pb.QUIT_PHASE_UNSPECIFIED:
-        raise invalid(path, Reason.MISSING, "a phase is required (QUIT_PHASE_Q0_BEFORE_DEALING .. Q3)")
-    if value not in PHASES:
-        raise invalid(path, Reason.UNKNOWN_VALUE, f"unknown phase {value}")
-    return PHASES[value]
+    return _required(value, PHASES, path, "phase", "QUIT_PHASE_Q0_BEFORE_DEALING .. Q3")
 
 
 def role(value: pb.Role.ValueType, path: str) -> Role:
     """A required quitter role."""
-    if value == pb.ROLE_UNSPECIFIED:
-        raise invalid(path, Reason.MISSING, "a role is required (ROLE_DEALER, ROLE_PARTNER or ROLE_ATTACKER)")
-    if value not in ROLES:
-        raise invalid(path, Reason.UNKNOWN_VALUE, f"unknown role {value}")
-    return ROLES[value]
+    return _required(value, ROLES, path, "role", "ROLE_DEALER, ROLE_PARTNER or ROLE_ATTACKER")
 
 
 def throw_outcome(result: ThrowResult) -> t.ThrowOutcome:

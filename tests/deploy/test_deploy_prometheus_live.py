@@ -13,13 +13,11 @@ import contextlib
 import json
 import math
 import os
-import queue
 import re
 import signal
 import socket
 import subprocess
 import sys
-import threading
 import time
 import urllib.parse
 import urllib.request
@@ -32,8 +30,9 @@ from typing import Any, Final
 import pytest
 import yaml
 from deploy_load import corpus, drive
-from deploy_support import DASHBOARD, DEPLOY, PROMETHEUS_DIR, ROOT, load_yaml, prometheus
+from deploy_support import DASHBOARD, DEPLOY, PROMETHEUS_DIR, load_yaml, prometheus
 
+from hardening.server import ServerProcess
 from tractor.rules.v1 import rules_service_pb2
 
 LOAD_SECONDS: Final = 8.0
@@ -98,70 +97,6 @@ def stop(proc: subprocess.Popen[Any], timeout: float = STOP_TIMEOUT) -> None:
     except subprocess.TimeoutExpired:
         proc.kill()
         proc.wait(10)
-
-
-class Service:
-    """``tractor-rules serve`` on loopback ports it picks itself, read back from its ``serving`` log line."""
-
-    def __init__(self, metrics_dir: Path) -> None:
-        script = Path(sys.executable).parent / "tractor-rules"
-        command = [str(script)] if script.exists() else [sys.executable, "-m", "services.cli"]
-        flags = [
-            "--address",
-            "127.0.0.1",
-            "--port",
-            "0",
-            "--metrics-address",
-            "127.0.0.1",
-            "--metrics-port",
-            "0",
-        ]
-        flags += ["--workers", "2", "--grace-seconds", "2", "--drain-seconds", "0"]
-        env = {**os.environ, "PYTHONPATH": str(ROOT), "PROMETHEUS_MULTIPROC_DIR": str(metrics_dir)}
-        self.proc = subprocess.Popen(
-            [*command, "serve", *flags], cwd=ROOT, env=env, stderr=subprocess.PIPE, text=True
-        )
-        self.lines: queue.Queue[str] = queue.Queue()
-        threading.Thread(target=self._read, daemon=True).start()
-        self.serving = self._wait_serving()
-
-    def _read(self) -> None:
-        assert self.proc.stderr is not None
-        for line in self.proc.stderr:
-            self.lines.put(line)
-
-    def _wait_serving(self) -> dict[str, Any]:
-        try:
-            return self.wait_for("serving", START_TIMEOUT)
-        except AssertionError:
-            stop(self.proc)
-            raise
-
-    def wait_for(self, msg: str, timeout: float) -> dict[str, Any]:
-        """The next JSON log entry with this ``msg``; fail (with the log so far) after ``timeout``."""
-        deadline = time.monotonic() + timeout
-        seen = []
-        while time.monotonic() < deadline:
-            try:
-                line = self.lines.get(timeout=0.5)
-            except queue.Empty:
-                if self.proc.poll() is not None:
-                    break
-                continue
-            seen.append(line)
-            with contextlib.suppress(json.JSONDecodeError):
-                entry = json.loads(line)
-                if entry.get("msg") == msg:
-                    return dict(entry)
-        raise AssertionError(f"no {msg!r} from tractor-rules (exit {self.proc.poll()}):\n{''.join(seen)}")
-
-    @property
-    def target(self) -> str:
-        return f"127.0.0.1:{self.serving['port']}"
-
-    @property
-    def metrics_target(self) -> str:
-        return f"127.0.0.1:{self.serving['metrics_port']}"
 
 
 class Prometheus:
@@ -229,7 +164,7 @@ class Prometheus:
 class Stack:
     """The live service, the Prometheus scraping it, and what the load got back."""
 
-    service: Service
+    service: ServerProcess
     prometheus: Prometheus
     outcomes: Counter[tuple[str, str]]
 
@@ -267,7 +202,9 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     workdir = tmp_path_factory.mktemp("deploy-live")
     (workdir / "metrics").mkdir()
     prometheus()  # fail first, with the install hint, when Prometheus is missing
-    service = Service(workdir / "metrics")
+    service = ServerProcess(
+        "--workers", "2", "--grace-seconds", "2", "--drain-seconds", "0", metrics_dir=workdir / "metrics"
+    )
     try:
         server = Prometheus(workdir, service.metrics_target)
         try:
@@ -290,7 +227,7 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
         finally:
             server.close()
     finally:
-        stop(service.proc)
+        service.terminate(STOP_TIMEOUT)
 
 
 def test_load_reaches_every_rpc(stack: Stack) -> None:

@@ -33,6 +33,7 @@ from prometheus_client.multiprocess import MultiProcessCollector
 
 from hardening import corpus
 from hardening.server import ROOT, ServerProcess
+from loadtest.replay import SERVICE, method_path
 from services.security import RETRY_POLICY
 from tractor.rules.v1 import rules_service_pb2_grpc
 
@@ -75,7 +76,7 @@ class _Load:
                 position += 1
                 start = time.monotonic()
                 try:
-                    channel.unary_unary(corpus.method_path(method))(
+                    channel.unary_unary(method_path(method))(
                         data, timeout=TIMEOUT, wait_for_ready=self._wait_for_ready
                     )
                     code = grpc.StatusCode.OK
@@ -187,7 +188,7 @@ def _counters(metrics_dir: Path) -> tuple[float, float, dict[str, float]]:
     codes: dict[str, float] = {}
     for family in registry.collect():
         for sample in family.samples:
-            if sample.labels.get("grpc_service") != corpus.SERVICE.full_name:
+            if sample.labels.get("grpc_service") != SERVICE.full_name:
                 continue
             if sample.name == "grpc_server_started_total":
                 started += sample.value
@@ -300,7 +301,7 @@ def test_a_client_killed_mid_call_leaves_nothing_behind(tmp_path: Path, valid: d
     with ServerProcess("--workers", "1", metrics_dir=tmp_path / "m") as server:
         (worker,) = server.workers()
         with grpc.insecure_channel(server.target) as channel:  # warm the thread pool up
-            audit = channel.unary_unary(corpus.method_path("AuditHand"))
+            audit = channel.unary_unary(method_path("AuditHand"))
             pending = [audit.future(request.read_bytes(), timeout=TIMEOUT) for _ in range(32)]
             for call in pending:
                 call.result()

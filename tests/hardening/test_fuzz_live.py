@@ -24,6 +24,7 @@ from inproc import Running, config, running
 from hardening import corpus, fuzz
 from hardening.judge import Outcome, judge
 from hardening.messages import descriptor_of
+from loadtest import replay
 
 REQUESTS = max(100_000, int(os.environ.get("TRACTOR_FUZZ_REQUESTS", "100000")))
 
@@ -129,10 +130,10 @@ def test_hypothesis_messages_of_every_type_get_a_good_answer(
     server: tuple[Running, grpc.Channel], case: tuple[str, dict[str, Any]]
 ) -> None:
     method, values = case
-    request = _build(corpus.REQUESTS[method](), values)
+    request = _build(replay.REQUESTS[method](), values)
     _, channel = server
     try:
-        reply = channel.unary_unary(corpus.method_path(method))(request.SerializeToString(), timeout=10)
+        reply = channel.unary_unary(replay.method_path(method))(request.SerializeToString(), timeout=10)
         outcome = Outcome(grpc.StatusCode.OK, "", (), reply)
     except grpc.RpcError as error:
         outcome = Outcome(error.code(), error.details() or "", list(error.trailing_metadata() or ()))

@@ -7,10 +7,7 @@ UNAUTHENTICATED, unknown methods included. Plaintext is the default and says so 
 
 from __future__ import annotations
 
-import os
 import signal
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -22,7 +19,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 from inproc import Running, config, running
 
-from hardening.server import ROOT, ServerProcess
+from hardening.server import ServerProcess, run_serve
 from services import config as config_module
 from services import security
 from tractor.rules.v1 import rules_service_pb2_grpc
@@ -236,19 +233,6 @@ def test_plaintext_is_the_default_and_is_logged_as_a_warning(tmp_path: Path) -> 
     assert warnings[0]["transport"] == "plaintext" and warnings[0]["auth"] == "none"
 
 
-def _serve(*flags: str, tmp: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    environment = {**os.environ, "PYTHONPATH": str(ROOT), "PROMETHEUS_MULTIPROC_DIR": str(tmp), **(env or {})}
-    return subprocess.run(
-        [sys.executable, "-m", "services.cli", "serve", "--address", "127.0.0.1", "--port", "0", *flags],
-        cwd=ROOT,
-        env=environment,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-
-
 def test_unusable_security_settings_are_a_clean_exit_2(certs: tlscerts.Certificates, tmp_path: Path) -> None:
     """A missing file, a key that is not the certificate's, a CA without a certificate, a weak token:
     exit status 2 naming the setting, before anything is forked or bound."""
@@ -280,7 +264,7 @@ def test_unusable_security_settings_are_a_clean_exit_2(certs: tlscerts.Certifica
         (["--auth-token-file", str(tmp_path / "missing")], {}, "TRACTOR_RULES_AUTH_TOKEN_FILE"),
     ]
     for flags, env, named in cases:
-        done = _serve(*flags, tmp=tmp_path, env=env)
+        done = run_serve("--address", "127.0.0.1", "--port", "0", *flags, metrics_dir=tmp_path, env=env)
         assert done.returncode == 2, (flags, done.stderr)
         assert named in done.stderr and "Traceback" not in done.stderr, (flags, done.stderr)
 

@@ -8,40 +8,27 @@ import pytest
 from google.protobuf.message import DecodeError, Message
 from inproc import config, running
 
+from hardening.hostile import delimited, varint
 from hardening.judge import Outcome
 from services.wireformat import MAX_DEPTH, locate
 from tractor.rules.v1 import rules_service_pb2 as pb
 
-
-def _varint(value: int) -> bytes:
-    out = bytearray()
-    while True:
-        byte, value = value & 0x7F, value >> 7
-        out.append(byte | (0x80 if value else 0))
-        if not value:
-            return bytes(out)
-
-
-def _delimited(number: int, body: bytes) -> bytes:
-    return _varint(number << 3 | 2) + _varint(len(body)) + body
-
-
-PLAY = _delimited(2, b"\x08\x01" + _delimited(2, b"\x05\x06"))  # SeatCards(seat=1, cards=[5, 6])
+PLAY = delimited(2, b"\x08\x01" + delimited(2, b"\x05\x06"))  # SeatCards(seat=1, cards=[5, 6])
 
 CASES = [
     # (bytes of a ValidatePlayRequest, field named, what is wrong)
-    (_delimited(7, PLAY + _varint(2 << 3 | 2) + _varint(9) + b"\x08"), "trick.plays[1]", "runs past the end"),
-    (_delimited(7, PLAY + PLAY[:-1]), "trick.plays[1]", "runs past the end"),
-    (_delimited(1, _delimited(1, b"rule\xffbook")), "ruleset.preset", "not UTF-8"),
-    (_delimited(5, b"\x05\x80"), "hand", "packed value is truncated"),
+    (delimited(7, PLAY + varint(2 << 3 | 2) + varint(9) + b"\x08"), "trick.plays[1]", "runs past the end"),
+    (delimited(7, PLAY + PLAY[:-1]), "trick.plays[1]", "runs past the end"),
+    (delimited(1, delimited(1, b"rule\xffbook")), "ruleset.preset", "not UTF-8"),
+    (delimited(5, b"\x05\x80"), "hand", "packed value is truncated"),
     (b"\x20\x80\x80", "seat", "varint is truncated"),
-    (_delimited(7, b"\x0f"), "trick.leader", "wire type 7"),
-    (_delimited(7, b"\x7f"), "trick.15", "wire type 7"),
+    (delimited(7, b"\x0f"), "trick.leader", "wire type 7"),
+    (delimited(7, b"\x7f"), "trick.15", "wire type 7"),
     (b"\x00\x01", "0", "numbered 0"),
     (b"\x7b" * (MAX_DEPTH + 1) + b"\x7c" * (MAX_DEPTH + 1), "15", f"nested more than {MAX_DEPTH}"),
     (b"\x7b\x08\x01", "15", "never ends"),
     (b"\x7c", "15", "end-group marker"),
-    (_delimited(7, PLAY) + b"\x85", "", "field tag is truncated"),
+    (delimited(7, PLAY) + b"\x85", "", "field tag is truncated"),
 ]
 
 

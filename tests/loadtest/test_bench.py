@@ -2,21 +2,28 @@
 
 from __future__ import annotations
 
-import pytest
+from typing import Any
 
-from benchmarks.bench_servicer import MixCost, mix_costs, recording
+from prometheus_client import CollectorRegistry
+
+from benchmarks.bench_servicer import MixCost, StubContext, mix_costs, recording
 from loadtest.bench import Result, breakdown
 from loadtest.corpus import table_scripts
+from loadtest.replay import REQUESTS
 from services import servicer as servicer_module
+from services.metrics import Metrics
 
 CALLS = [(call.method, call.request) for script in table_scripts("003", 1) for call in script.calls]
 
 
 def test_recording_captures_the_engine_calls_and_restores_the_module() -> None:
     check_follow = servicer_module.check_follow
+    servicer = servicer_module.RulesServicer(Metrics(CollectorRegistry()))
+    context: Any = StubContext()
     with recording(servicer_module) as calls:
         assert servicer_module.check_follow is not check_follow
-        mix_costs(CALLS[:40], passes=1)
+        for method, data in CALLS[:40]:
+            getattr(servicer, method)(REQUESTS[method].FromString(data), context)
     assert servicer_module.check_follow is check_follow
     engine = {function.__module__ for function, _, _ in calls}
     assert engine and all(module.startswith("rules_core.") for module in engine)
@@ -44,9 +51,3 @@ def test_breakdown_prints_the_bounds_from_cpu_per_call() -> None:
     assert lines[1].endswith("over the bare echo: 30 µs")
     assert lines[-2].endswith("50 / (50 + 50) = 0.50")
     assert lines[-1].endswith("50 / (50 + 12) = 0.80")  # 12.5 printed rounded, the ratio exact
-
-
-@pytest.mark.parametrize("cpu", [0.5, 1.0])
-def test_cpu_per_call_scales_with_the_server_share(cpu: float) -> None:
-    capacity = {"service": _result("service", 1_000, cpu), "echo": _result("echo", 1_000, cpu)}
-    assert f"echo {cpu * 1000:.0f} µs" in breakdown(capacity, MixCost(1.0, 1.0))[0]

@@ -5,13 +5,11 @@ from __future__ import annotations
 
 import os
 import socket
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from hardening.server import ROOT
+from hardening.server import run_serve
 from services import config
 
 
@@ -49,21 +47,8 @@ def test_bad_settings_name_the_setting(argv: list[str], env: dict[str, str], nam
         config.parse(argv, env=env)
 
 
-def _serve(*flags: str, env: dict[str, str] | None = None, tmp: Path) -> subprocess.CompletedProcess[str]:
-    environment = {**os.environ, "PYTHONPATH": str(ROOT), "PROMETHEUS_MULTIPROC_DIR": str(tmp), **(env or {})}
-    return subprocess.run(
-        [sys.executable, "-m", "services.cli", "serve", *flags],
-        cwd=ROOT,
-        env=environment,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-
-
 def test_cli_rejects_a_bad_environment_value(tmp_path: Path) -> None:
-    done = _serve(env={"TRACTOR_RULES_GRACE_SECONDS": "soon"}, tmp=tmp_path)
+    done = run_serve(env={"TRACTOR_RULES_GRACE_SECONDS": "soon"}, metrics_dir=tmp_path)
     assert done.returncode == 2
     assert "TRACTOR_RULES_GRACE_SECONDS" in done.stderr and "Traceback" not in done.stderr
 
@@ -77,7 +62,7 @@ def test_cli_exits_1_when_a_port_is_taken(flag: str, tmp_path: Path) -> None:
         port = str(taken.getsockname()[1])
         ports = {"--port": "0", "--health-port": "0", flag: port}
         flags = [item for pair in ports.items() for item in pair]
-        done = _serve("--address", "127.0.0.1", *flags, "--metrics-port", "-1", tmp=tmp_path)
+        done = run_serve("--address", "127.0.0.1", *flags, "--metrics-port", "-1", metrics_dir=tmp_path)
     assert done.returncode == 1
     assert '"msg": "cannot bind"' in done.stderr and "Traceback" not in done.stderr
     assert f'"{flag[2:].replace("-", "_")}": {port}' in done.stderr
