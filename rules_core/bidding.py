@@ -10,8 +10,11 @@ Readings chosen where RULES.md is silent (each is pinned by a test):
 * A declaration shows one level card or one identical pair; anything else is rejected. The A2
   self-reinforce may be sent as the second copy alone (the worked cases' form) or as the whole pair.
 * A4 (self-overturn) is open to the A1 declarer while his own contract stands, reinforced or not (the
-  literal R10.3 reading). Nobody else may overturn a contract he set himself (``OWN_CONTRACT``): 自反 is
-  defined only from one shown card, and 反 means overturning someone else.
+  literal R10.3 reading), and with a joker pair after his own A4 too (WC-167b). A joker pair may overturn
+  a contract its own seat set (R10.4's ruling, WC-167a: A6/A7 name no seat); it is an overturn when it
+  changes the contract, so SJ SJ then BJ BJ by one seat is not. A level pair never overturns its own
+  seat's contract (``OWN_CONTRACT``: A3 is "another player"). ``JokerOverturn.OTHERS`` keeps [003]'s
+  literal 自反/反主 for joker pairs too: only the A1 declarer's self-overturn of his standing single.
 * Shown cards stay in the hand (R10.2), so the copies shown in accepted acts are public: a seat cannot
   show a copy that another seat has already shown (``CARD_SHOWN_ELSEWHERE``).
 * BID-STAGES UNLIMITED: the pair stage may repeat. Any other player's level pair of a suit other than the
@@ -53,7 +56,7 @@ from rules_core.cards import (
     rank_of,
     suit_of,
 )
-from rules_core.rules import BidSet, BidStages, FirstDealer, Rules
+from rules_core.rules import BidSet, BidStages, FirstDealer, JokerOverturn, Rules
 
 MAX_OVERTURN_MULTIPLIER: Final = 8
 """R10.5: O is at most 8 (three overturns)."""
@@ -336,6 +339,9 @@ def _classify(rules: Rules, state: _State, seat: int, kind: _Kind, face: int) ->
     if own_single:
         return Act.A4_SELF_OVERTURN
     if seat == state.owner:
+        if kind in _JOKER_NT and rules.joker_overturn is JokerOverturn.ANY_SEAT:
+            # R10.4 ruling (WC-167): a joker pair names no seat; the A1 declarer's is his self-overturn
+            return Act.A4_SELF_OVERTURN if seat == state.declarer else _JOKER_NT[kind]
         raise _RejectError(
             BidRejection.OWN_CONTRACT,
             "the seat set this contract itself; only the A1 declarer may self-overturn (A4)",
@@ -431,7 +437,10 @@ def _apply(state: _State, act: Act, kind: _Kind, face: int, seat: int) -> _State
         return replace(state, reinforced=True)
     suit = suit_of(face)
     if act in _OVERTURNS and state.owner is not None:  # R10.5: changes an earlier declaration
-        return replace(state, contract=suit, owner=seat, single_stands=False, overturns=state.overturns + 1)
+        # R10.4 ruling: a seat's joker pair over its own no-trump changes nothing, so it is no overturn
+        changes = not (seat == state.owner and suit is None and state.contract is None)
+        overturns = state.overturns + changes
+        return replace(state, contract=suit, owner=seat, single_stands=False, overturns=overturns)
     single = act is Act.A1_SINGLE
     return replace(
         state,

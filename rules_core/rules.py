@@ -75,6 +75,16 @@ class BidStages(StrEnum):
     """Any pair of another suit may overturn the current contract, any number of times."""
 
 
+class JokerOverturn(StrEnum):
+    """Who may show a joker pair (R10.4, ruling of revision 2)."""
+
+    ANY_SEAT = "ANY"
+    """Any player, the one who set the current contract included; only the stage rule limits it."""
+    OTHERS = "OTHERS"
+    """[003]'s literal 自反/反主: a seat overturns its own contract only by the A1 declarer's self-overturn
+    of his standing single; otherwise a joker pair must overturn someone else's contract."""
+
+
 class EndRule(StrEnum):
     """END (R9.6): the end of the game."""
 
@@ -102,6 +112,8 @@ class Rules:
     """BID-SET: the declaration acts (R10.3)."""
     bid_stages: BidStages = BidStages.STAGED
     """BID-STAGES: the overturn limits (R10.4)."""
+    joker_overturn: JokerOverturn = JokerOverturn.ANY_SEAT
+    """Who may show a joker pair (R10.4): any seat (RULES.md), or only over someone else's contract."""
     must_play: frozenset[int] = field(default_factory=frozenset)
     """MUST-PLAY: levels a team cannot jump past (R9.5). A is handled by ``end``."""
     end: EndRule = EndRule.DEALER_AT_ACE
@@ -126,6 +138,7 @@ _FIELD_TYPES: Final[dict[str, type]] = {
     "first_dealer": FirstDealer,
     "bid_set": BidSet,
     "bid_stages": BidStages,
+    "joker_overturn": JokerOverturn,
     "must_play": frozenset,
     "end": EndRule,
     "coins": bool,

@@ -3,7 +3,8 @@
 RULES.md's recommended readings of R12.6:
 
 * **Per player.** Each loser owes Total; each winner gains Total minus the rake ⌊Total × r⌋.
-* **Integer coins.** The rake is ``total * rake_pct // 100``, rounded down in the winners' favour.
+* **Integer coins.** The rake is ``total * rake_bp // 10_000`` (``rake_bp`` in basis points, so a rake of
+  12.5 % is exact: R12.6 does not ask for a whole percentage), rounded down in the winners' favour.
 * **Short losers** (only when ``balances`` are given). A loser pays ``min(Total, balance)``. The two
   payments form a pot that is split equally between the two winners, and each winner's share is then
   raked. If the pot is odd, the indivisible coin stays with the house, so the winners always get the
@@ -18,7 +19,7 @@ asking for a coin settlement there is a malformed request, not a rule outcome.
 
 >>> from rules_core.rules import RULEBOOK_003
 >>> coins = settle_coins(
-...     rules=RULEBOOK_003, base=100, dealer_level=5, overturn=2, score=0, rake_pct=5, dealer_seat=0
+...     rules=RULEBOOK_003, base=100, dealer_level=5, overturn=2, score=0, rake_bp=500, dealer_seat=0
 ... )
 >>> coins.K, coins.total, coins.winner_gain, coins.deltas, coins.rake
 (4, 4000, 3800, (3800, -4000, 3800, -4000), 400)
@@ -42,6 +43,7 @@ from rules_core.settlement import (
 )
 
 __all__ = [
+    "BASIS_POINTS",
     "OVERTURN_MULTIPLIERS",
     "CoinSettlement",
     "check_coins_enabled",
@@ -49,6 +51,8 @@ __all__ = [
     "settle_coins",
 ]
 
+BASIS_POINTS: Final = 10_000
+"""R12.6: the rake r is given in basis points, 1/10,000 of the pot, so a fractional percentage is exact."""
 OVERTURN_MULTIPLIERS: Final = frozenset({1, 2, 4, 8})
 """R10.5: O = 2^(number of overturns), 1 to 8."""
 
@@ -94,7 +98,7 @@ def settle_coins(
     dealer_level: int,
     overturn: int,
     score: int,
-    rake_pct: int,
+    rake_bp: int,
     dealer_seat: int,
     g_eff: int | None = None,
     balances: Sequence[int] | None = None,
@@ -102,13 +106,13 @@ def settle_coins(
     """R12: the coin settlement of a hand at the stake B (``base``), DL, O and the attackers' score.
 
     ``dealer_level`` is the level the hand was played at (R12.3), ``g_eff`` is ``Settlement.g_eff`` (None:
-    no must-play cap) and ``rake_pct`` is a whole percentage 0..100. ``balances`` are the four seats'
-    coins before settlement; without them every loser pays in full.
+    no must-play cap) and ``rake_bp`` is the rake r in basis points, 0..10,000 (1250 is 12.5 %).
+    ``balances`` are the four seats' coins before settlement; without them every loser pays in full.
     """
     check_coins_enabled(rules)
     check_stake(base=base, dealer_level=dealer_level, overturn=overturn)
     check_seat("dealer_seat", dealer_seat)
-    check_int("rake_pct", rake_pct, high=100)
+    check_int("rake_bp", rake_bp, high=BASIS_POINTS)
     wallets = _check_balances(balances)
     coefficient = score_coefficient(score, g_eff=g_eff)
     total = base * dealer_level * overturn * coefficient  # R12.1
@@ -121,7 +125,7 @@ def settle_coins(
         if seat not in winner_seats
     }
     share, odd_coin = divmod(sum(paid.values()), len(winner_seats))
-    cut = share * rake_pct // 100
+    cut = share * rake_bp // BASIS_POINTS  # R12.6: ⌊Total × r⌋
     deltas = tuple(share - cut if seat in winner_seats else -paid[seat] for seat in range(PLAYERS))
     return CoinSettlement(
         K=coefficient,

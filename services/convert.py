@@ -34,6 +34,7 @@ from rules_core.rules import (
     DigShape,
     EndRule,
     FirstDealer,
+    JokerOverturn,
     RuffStructure,
     Rules,
     ThrowCheck,
@@ -129,6 +130,7 @@ _OVERRIDES: Final[tuple[tuple[str, str, Any, str, type[Enum]], ...]] = (
     ("bid_set", "bid_set", t.BidSet, "BID_SET_", BidSet),
     ("bid_stages", "bid_stages", t.BidStages, "BID_STAGES_", BidStages),
     ("end_rule", "end", t.EndRule, "END_RULE_", EndRule),
+    ("joker_overturn", "joker_overturn", t.JokerOverturn, "JOKER_OVERTURN_", JokerOverturn),
 )
 
 

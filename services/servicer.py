@@ -21,7 +21,7 @@ from rules_core.legal_plays import MAX_LIMIT, legal_plays
 from rules_core.rules import Rules
 from rules_core.settlement import settle_hand
 from rules_core.shapes import decompose
-from rules_core.taodou import OVERTURN_MULTIPLIERS, CoinSettlement, settle_coins
+from rules_core.taodou import BASIS_POINTS, OVERTURN_MULTIPLIERS, CoinSettlement, settle_coins
 from rules_core.throw import check_lead
 from rules_core.trick import resolve_trick
 from rules_core.trump import TrumpContext
@@ -259,6 +259,20 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
         _check_stake(stake.base, overturn, "tao_dou.")
         if stake.rake_percent > 100:
             raise invalid("tao_dou.rake_percent", Reason.OUT_OF_RANGE, "the rake is a percentage 0..100")
+        if stake.HasField("rake_basis_points"):
+            if stake.rake_percent:
+                raise invalid(
+                    "tao_dou.rake_basis_points",
+                    Reason.INCONSISTENT,
+                    "give the rake as rake_percent or as rake_basis_points, not both",
+                )
+            if stake.rake_basis_points > BASIS_POINTS:
+                raise invalid(
+                    "tao_dou.rake_basis_points",
+                    Reason.OUT_OF_RANGE,
+                    f"the rake is 0..{BASIS_POINTS} basis points, got {stake.rake_basis_points}",
+                )
+        rake_bp = stake.rake_basis_points if stake.HasField("rake_basis_points") else stake.rake_percent * 100
         if stake.balances and len(stake.balances) != PLAYERS:
             raise invalid("tao_dou.balances", Reason.BAD_SIZE, f"give all {PLAYERS} seats' balances, or none")
         for i, balance in enumerate(stake.balances):
@@ -269,7 +283,7 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
             dealer_level=dealer_level,
             overturn=overturn,
             score=score,
-            rake_pct=stake.rake_percent,
+            rake_bp=rake_bp,
             dealer_seat=dealer,
             g_eff=g_eff,
             balances=list(stake.balances) or None,

@@ -36,10 +36,12 @@ from rules_core.rules import (
     BidSet,
     BidStages,
     FirstDealer,
+    JokerOverturn,
     Rules,
 )
 
 UNLIMITED = dataclasses.replace(DEFAULT_RULES, bid_stages=BidStages.UNLIMITED)
+OTHERS = dataclasses.replace(DEFAULT_RULES, joker_overturn=JokerOverturn.OTHERS)
 BASIC_UNLIMITED = dataclasses.replace(RULEBOOK_000, bid_stages=BidStages.UNLIMITED)
 
 Shown = tuple[int, str] | tuple[int, str, str]
@@ -94,7 +96,7 @@ def test_worked_case(case: Case) -> None:
 
 
 def test_worked_cases_are_present() -> None:
-    assert len(cases("declare")) == 19
+    assert len(cases("declare")) == 21
 
 
 # ---------------------------------------------------------------------------------------------- rejections
@@ -134,8 +136,15 @@ REJECTIONS: list[tuple[str, Rules, list[Shown], BidRejection]] = [
         BidRejection.NOTHING_TO_REINFORCE,
     ),
     ("reinforce-a-pair", DEFAULT_RULES, [(0, "C2 C2"), (1, "C2")], BidRejection.NOTHING_TO_REINFORCE),
-    ("own-nt", DEFAULT_RULES, [(0, "SJ SJ"), (0, "BJ BJ")], BidRejection.OWN_CONTRACT),
-    ("own-overturn", DEFAULT_RULES, [(0, "H2"), (1, "S2 S2"), (1, "SJ SJ")], BidRejection.OWN_CONTRACT),
+    ("own-nt", OTHERS, [(0, "SJ SJ"), (0, "BJ BJ")], BidRejection.OWN_CONTRACT),
+    ("own-overturn", OTHERS, [(0, "H2"), (1, "S2 S2"), (1, "SJ SJ")], BidRejection.OWN_CONTRACT),
+    ("own-direct-pair-nt", OTHERS, [(1, "C2 C2"), (1, "SJ SJ")], BidRejection.OWN_CONTRACT),
+    (
+        "own-overturn-level-pair",
+        UNLIMITED,
+        [(0, "H2"), (1, "S2 S2"), (1, "D2 D2")],
+        BidRejection.OWN_CONTRACT,
+    ),
     ("own-direct-pair", UNLIMITED, [(0, "C2 C2"), (0, "H2 H2")], BidRejection.OWN_CONTRACT),
     ("not-received", DEFAULT_RULES, [(0, "H2", "S2 S3 HA")], BidRejection.CARDS_NOT_HELD),
     (
@@ -191,6 +200,28 @@ def test_stage_message_names_the_stages() -> None:
 
 
 # ---------------------------------------------------------------------------------------------- acts
+
+
+@pytest.mark.parametrize(
+    ("acts", "labelled", "overturns", "dealer"),
+    [
+        ([(1, "C2 C2"), (1, "SJ SJ")], ["A5", "A6"], 1, 1),  # WC-167a's shape: his own direct pair
+        ([(0, "H2"), (0, "S2 S2"), (0, "BJ BJ")], ["A1", "A4", "A4"], 2, 0),  # WC-167b's shape
+        ([(0, "H2"), (1, "S2 S2"), (1, "SJ SJ")], ["A1", "A3", "A6"], 2, 1),  # over his own overturn
+        ([(0, "SJ SJ"), (0, "BJ BJ")], ["A6", "A7"], 0, 0),  # NT stays NT: no overturn (R10.5)
+        ([(0, "H2"), (0, "SJ SJ"), (0, "BJ BJ")], ["A1", "A4", "A4"], 1, 0),  # the second keeps NT
+    ],
+)
+def test_a_joker_pair_may_overturn_its_own_seat(
+    acts: list[Shown], labelled: list[str], overturns: int, dealer: int
+) -> None:
+    """R10.4's ruling: A6/A7 name no seat; a change of contract counts as an overturn (R10.5)."""
+    result = resolve(acts)
+    assert labels(result) == labelled
+    assert (result.overturns, result.overturn_multiplier) == (overturns, 2**overturns)
+    assert (result.contract, result.dealer) == (None, dealer)
+    others = resolve(acts, rules=OTHERS)  # the literal [003] reading refuses the same seat's joker pair
+    assert others.rejected == (len(acts) - 1,)
 
 
 def test_direct_pair_and_skipped_stages() -> None:

@@ -27,7 +27,7 @@ STAKE = {
     "dealer_level": st.integers(min_value=2, max_value=14),
     "overturn": st.sampled_from((1, 2, 4, 8)),
     "score": SCORES,
-    "rake_pct": st.integers(min_value=0, max_value=100),
+    "rake_bp": st.integers(min_value=0, max_value=10_000),
     "dealer_seat": st.integers(min_value=0, max_value=3),
     "g_eff": st.none() | st.integers(min_value=0, max_value=13),
 }
@@ -42,7 +42,7 @@ def coins(**overrides: Any) -> CoinSettlement:
         "dealer_level": 5,
         "overturn": 2,
         "score": 0,
-        "rake_pct": 5,
+        "rake_bp": 500,
         "dealer_seat": 0,
     }
     return settle_coins(**(args | overrides))
@@ -74,7 +74,7 @@ def test_worked_case(case: Case) -> None:
         dealer_level=given_["DL"],
         overturn=given_["O"],
         score=given_["score"],
-        rake_pct=given_["rake_pct"],
+        rake_bp=basis_points(given_["rake_pct"]),
         dealer_seat=DEALER,
         g_eff=g_eff,
     )
@@ -91,8 +91,15 @@ def test_worked_case(case: Case) -> None:
     assert [result.deltas[seat] for seat in winners] == [case["expect"]["winner_gain"]] * 2
 
 
+def basis_points(percent: float) -> int:
+    """A worked case's ``rake_pct`` (12.5 means 12.5 %) in basis points, exactly (R12.6, WC-168)."""
+    bp = Fraction(str(percent)) * 100
+    assert bp.denominator == 1, f"{percent} % is not a whole number of basis points"
+    return int(bp)
+
+
 def test_the_worked_cases_are_all_there() -> None:
-    assert len(cases("taodou")) >= 16  # CASES.md; an empty parametrisation would only skip
+    assert len(cases("taodou")) >= 17  # CASES.md; an empty parametrisation would only skip
 
 
 # R12.5's table, transcribed: (score, K).
@@ -128,10 +135,13 @@ def test_coefficient_must_play_cap(score: int, g_eff: int, k: int) -> None:
     assert score_coefficient(score, g_eff=g_eff) == k
 
 
-@pytest.mark.parametrize(("rake_pct", "gain"), [(0, 6), (10, 6), (17, 5), (50, 3), (99, 1), (100, 0)])
-def test_rake_is_rounded_down(rake_pct: int, gain: int) -> None:
-    # Total = 1 × 3 × 1 × 2 = 6; the rake is ⌊6 × r⌋.
-    result = coins(base=1, dealer_level=3, overturn=1, score=40, rake_pct=rake_pct)
+@pytest.mark.parametrize(
+    ("rake_bp", "gain"),
+    [(0, 6), (1000, 6), (1700, 5), (5000, 3), (9900, 1), (10_000, 0), (1250, 6), (1667, 5)],
+)
+def test_rake_is_rounded_down(rake_bp: int, gain: int) -> None:
+    # Total = 1 × 3 × 1 × 2 = 6; the rake is ⌊6 × r⌋ (R12.6), r in basis points.
+    result = coins(base=1, dealer_level=3, overturn=1, score=40, rake_bp=rake_bp)
     assert (result.total, result.winner_gain) == (6, gain)
     assert result.rake == 2 * (6 - gain)
 
@@ -149,7 +159,7 @@ def test_short_loser_pays_what_he_has_and_winners_split_it() -> None:
 
 
 def test_odd_pot_leaves_the_indivisible_coin_with_the_house() -> None:
-    result = coins(rake_pct=0, balances=(0, 1001, 0, 0))
+    result = coins(rake_bp=0, balances=(0, 1001, 0, 0))
     assert result.deltas == (500, -1001, 500, 0)
     assert result.rake == 1
 
@@ -175,8 +185,9 @@ def test_coins_off_in_rulesets_without_tao_dou() -> None:
         ("overturn", 3),
         ("overturn", 16),
         ("overturn", True),
-        ("rake_pct", -1),
-        ("rake_pct", 101),
+        ("rake_bp", -1),
+        ("rake_bp", 10_001),
+        ("rake_bp", 12.5),
         ("score", 7),
         ("score", -5),
         ("dealer_seat", 4),
@@ -203,7 +214,7 @@ def test_full_balances(stake: dict[str, Any], rules: Rules) -> None:
     result = settle_coins(rules=rules, **stake)
     k = score_coefficient(stake["score"], g_eff=stake["g_eff"])
     total = stake["base"] * stake["dealer_level"] * stake["overturn"] * k
-    rake = math.floor(Fraction(total) * Fraction(stake["rake_pct"], 100))
+    rake = math.floor(Fraction(total) * Fraction(stake["rake_bp"], 10_000))
     winners = seats_of(result.winners, stake["dealer_seat"])
     for seat in range(4):
         assert result.deltas[seat] == (total - rake if seat in winners else -total)
@@ -226,6 +237,6 @@ def test_losses_never_exceed_balances(stake: dict[str, Any], balances: tuple[int
 
 @given(stake=st.fixed_dictionaries(STAKE))
 def test_rake_free_settlement_conserves_coins(stake: dict[str, Any]) -> None:
-    result = settle_coins(rules=DEFAULT_RULES, **(stake | {"rake_pct": 0}))
+    result = settle_coins(rules=DEFAULT_RULES, **(stake | {"rake_bp": 0}))
     assert sum(result.deltas) == 0
     assert result.rake == 0

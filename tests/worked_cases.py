@@ -1,14 +1,12 @@
-"""Loader for RULES.md's worked cases (``shared/rules/worked_cases.jsonl``, format in CASES.md).
+"""Loader for RULES.md's worked cases (``docs/rules/worked_cases.jsonl``, format in ``docs/rules/CASES.md``).
 
 Each test module asks for the lines of one area and gets pytest params whose ids are the case ids.
-The file lives in ``../shared`` beside the repository (CI has it too); ``TRACTOR_SHARED`` overrides.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
-import os
 from collections import Counter
 from functools import cache
 from pathlib import Path
@@ -29,8 +27,8 @@ from rules_core.rules import (
 )
 from rules_core.trump import TrumpContext, trump_context
 
-SHARED = Path(os.environ.get("TRACTOR_SHARED", Path(__file__).resolve().parents[2] / "shared"))
-CASES_FILE = SHARED / "rules" / "worked_cases.jsonl"
+RULES_DIR = Path(__file__).resolve().parents[1] / "docs" / "rules"
+CASES_FILE = RULES_DIR / "worked_cases.jsonl"
 
 Case = dict[str, Any]
 

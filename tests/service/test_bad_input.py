@@ -252,6 +252,13 @@ MATRIX: list[tuple[str, Callable[[Body], None], str, str]] = [
     ("settle", put("score", 42), "score", "OUT_OF_RANGE"),
     ("settle", put("tao_dou.overturn_multiplier", 3), "tao_dou.overturn_multiplier", "OUT_OF_RANGE"),
     ("settle", put("tao_dou.rake_percent", 101), "tao_dou.rake_percent", "OUT_OF_RANGE"),
+    ("settle", put("tao_dou.rake_basis_points", 1250), "tao_dou.rake_basis_points", "INCONSISTENT"),
+    (
+        "settle",
+        put("tao_dou", {"base": 1, "overturn_multiplier": 1, "rake_basis_points": 10_001}),
+        "tao_dou.rake_basis_points",
+        "OUT_OF_RANGE",
+    ),
     ("settle", put("tao_dou.balances", [1, 2, 3]), "tao_dou.balances", "BAD_SIZE"),
     ("settle", put("tao_dou.base", 10**13), "tao_dou.base", "OUT_OF_RANGE"),
     ("settle", put("ruleset", {"preset": "rulebook-000"}), "tao_dou", "INCONSISTENT"),

@@ -8,6 +8,7 @@ would, and answers are compared as CASES.md says: card lists as multisets.
 from __future__ import annotations
 
 from collections import Counter
+from fractions import Fraction
 from typing import Any
 
 import pytest
@@ -239,7 +240,7 @@ def test_taodou(stub: Stub, case: Case) -> None:
             "tao_dou": {
                 "base": data["B"],
                 "overturn_multiplier": data["O"],
-                "rake_percent": data["rake_pct"],
+                **rake(data["rake_pct"]),
             },
         },
     )
@@ -251,6 +252,16 @@ def test_taodou(stub: Stub, case: Case) -> None:
     winners = {0, 2} if expect["winners"] == "dealer_team" else {1, 3}
     assert [coins.deltas[s] for s in winners] == [expect["winner_gain"]] * 2
     assert sorted(-coins.deltas[s] for s in {0, 1, 2, 3} - winners) == sorted(expect["loser_losses"])
+
+
+def rake(percent: float) -> dict[str, int]:
+    """A whole percentage as ``rake_percent`` (the field v1 has always had), any other as
+    ``rake_basis_points`` (R12.6: r need not be whole; WC-168's 12.5 % is 1250)."""
+    if float(percent).is_integer():
+        return {"rake_percent": int(percent)}
+    basis_points = Fraction(str(percent)) * 100
+    assert basis_points.denominator == 1
+    return {"rake_basis_points": int(basis_points)}
 
 
 _PHASES = {

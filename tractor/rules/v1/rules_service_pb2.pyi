@@ -618,12 +618,19 @@ class TaoDouStake(_message.Message):
     OVERTURN_MULTIPLIER_FIELD_NUMBER: _builtins.int
     RAKE_PERCENT_FIELD_NUMBER: _builtins.int
     BALANCES_FIELD_NUMBER: _builtins.int
+    RAKE_BASIS_POINTS_FIELD_NUMBER: _builtins.int
     base: _builtins.int
     """B, the base score."""
     overturn_multiplier: _builtins.int
     """O, the overturn multiplier: 1, 2, 4 or 8 (R10.5)."""
     rake_percent: _builtins.int
-    """The house's rake as a whole percentage, 0..100 (R12.6)."""
+    """The house's rake as a whole percentage, 0..100 (R12.6). For a rake that is not a whole percentage
+    use `rake_basis_points`; giving both is INVALID_ARGUMENT.
+    """
+    rake_basis_points: _builtins.int
+    """The house's rake in basis points (1/100 of a percent), 0..10000: 1250 is 12.5 % (R12.6, WC-168).
+    Each winner's rake is rounded down to whole coins.
+    """
     @_builtins.property
     def balances(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
         """Optional: the four seats' coin balances before settlement, in seat order. A loser pays at most
@@ -637,12 +644,15 @@ class TaoDouStake(_message.Message):
         overturn_multiplier: _builtins.int = ...,
         rake_percent: _builtins.int = ...,
         balances: _abc.Iterable[_builtins.int] | None = ...,
+        rake_basis_points: _builtins.int | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_rake_basis_points", b"_rake_basis_points", "rake_basis_points", b"rake_basis_points"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["balances", b"balances", "base", b"base", "overturn_multiplier", b"overturn_multiplier", "rake_percent", b"rake_percent"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_rake_basis_points", b"_rake_basis_points", "balances", b"balances", "base", b"base", "overturn_multiplier", b"overturn_multiplier", "rake_basis_points", b"rake_basis_points", "rake_percent", b"rake_percent"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    def WhichOneof(self, oneof_group: _Never) -> None: ...
+    _WhichOneofReturnType__rake_basis_points: _TypeAlias = _typing.Literal["rake_basis_points"]  # noqa: Y015
+    _WhichOneofArgType__rake_basis_points: _TypeAlias = _typing.Literal["_rake_basis_points", b"_rake_basis_points"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__rake_basis_points) -> _WhichOneofReturnType__rake_basis_points | None: ...
 
 Global___TaoDouStake: _TypeAlias = TaoDouStake  # noqa: Y015
 

@@ -562,6 +562,34 @@ BID_STAGES_UNLIMITED: BidStages.ValueType  # 2
 """Any level pair of another suit may overturn, any number of times."""
 Global___BidStages: _TypeAlias = BidStages  # noqa: Y015
 
+class _JokerOverturn:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _JokerOverturnEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_JokerOverturn.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    JOKER_OVERTURN_UNSPECIFIED: _JokerOverturn.ValueType  # 0
+    """The preset's value."""
+    JOKER_OVERTURN_ANY_SEAT: _JokerOverturn.ValueType  # 1
+    """Any player, the one who set the current contract included: only the stage rule limits it (RULES.md)."""
+    JOKER_OVERTURN_OTHERS: _JokerOverturn.ValueType  # 2
+    """[003]'s literal 自反/反主: a joker pair overturns someone else's contract, or is the A1 declarer's
+    self-overturn of his standing single.
+    """
+
+class JokerOverturn(_JokerOverturn, metaclass=_JokerOverturnEnumTypeWrapper):
+    """Who may show a joker pair (R10.4, the ruling of revision 2)."""
+
+JOKER_OVERTURN_UNSPECIFIED: JokerOverturn.ValueType  # 0
+"""The preset's value."""
+JOKER_OVERTURN_ANY_SEAT: JokerOverturn.ValueType  # 1
+"""Any player, the one who set the current contract included: only the stage rule limits it (RULES.md)."""
+JOKER_OVERTURN_OTHERS: JokerOverturn.ValueType  # 2
+"""[003]'s literal 自反/反主: a joker pair overturns someone else's contract, or is the A1 declarer's
+self-overturn of his standing single.
+"""
+Global___JokerOverturn: _TypeAlias = JokerOverturn  # noqa: Y015
+
 class _EndRule:
     ValueType = _typing.NewType("ValueType", _builtins.int)
     V: _TypeAlias = ValueType  # noqa: Y015
@@ -761,6 +789,7 @@ class Ruleset(_message.Message):
     MUST_PLAY_FIELD_NUMBER: _builtins.int
     END_RULE_FIELD_NUMBER: _builtins.int
     COINS_FIELD_NUMBER: _builtins.int
+    JOKER_OVERTURN_FIELD_NUMBER: _builtins.int
     preset: _builtins.str
     """The preset: "default" (RULES.md's recommended defaults), "rulebook-000", "rulebook-001" (the same
     rules as 000) or "rulebook-003". Empty means "default". Any other name is INVALID_ARGUMENT.
@@ -783,6 +812,8 @@ class Ruleset(_message.Message):
     """END override."""
     coins: _builtins.bool
     """COINS override (R12, R13): whether Tao Dou settlement and forced-quit penalties apply."""
+    joker_overturn: Global___JokerOverturn.ValueType
+    """Who may show a joker pair (R10.4)."""
     @_builtins.property
     def must_play(self) -> Global___MustPlay:
         """MUST-PLAY override: when present (even with no levels) it replaces the preset's set."""
@@ -801,10 +832,11 @@ class Ruleset(_message.Message):
         must_play: Global___MustPlay | None = ...,
         end_rule: Global___EndRule.ValueType = ...,
         coins: _builtins.bool | None = ...,
+        joker_overturn: Global___JokerOverturn.ValueType = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_coins", b"_coins", "coins", b"coins", "must_play", b"must_play"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_coins", b"_coins", "bid_set", b"bid_set", "bid_stages", b"bid_stages", "coins", b"coins", "dig_multiplier", b"dig_multiplier", "dig_shape", b"dig_shape", "end_rule", b"end_rule", "first_dealer", b"first_dealer", "must_play", b"must_play", "preset", b"preset", "ruff_structure", b"ruff_structure", "throw_check", b"throw_check"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_coins", b"_coins", "bid_set", b"bid_set", "bid_stages", b"bid_stages", "coins", b"coins", "dig_multiplier", b"dig_multiplier", "dig_shape", b"dig_shape", "end_rule", b"end_rule", "first_dealer", b"first_dealer", "joker_overturn", b"joker_overturn", "must_play", b"must_play", "preset", b"preset", "ruff_structure", b"ruff_structure", "throw_check", b"throw_check"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__coins: _TypeAlias = _typing.Literal["coins"]  # noqa: Y015
     _WhichOneofArgType__coins: _TypeAlias = _typing.Literal["_coins", b"_coins"]  # noqa: Y015
