@@ -43,7 +43,9 @@ def _plugin(name: str) -> str:
 
 def generate(out: Path) -> None:
     """Compile every .proto under protos/ into ``out`` (a repository-root-like folder)."""
-    protos = sorted(str(path.relative_to(PROTO_ROOT)) for path in PROTO_ROOT.rglob("*.proto"))
+    # protos/google/ holds vendored googleapis files (google.rpc.Status): their code comes from
+    # googleapis-common-protos at run time, so only the contract's own files are compiled
+    protos = sorted(str(path.relative_to(PROTO_ROOT)) for path in (PROTO_ROOT / "tractor").rglob("*.proto"))
     well_known = Path(grpc_tools.__file__).parent / "_proto"
     args = [
         "grpc_tools.protoc",

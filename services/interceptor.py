@@ -168,30 +168,35 @@ def check_deadline(context: Context) -> None:
         raise ClientGoneError
 
 
-def bad_request_status(error: InvalidRequestError) -> Any:
-    """The rich INVALID_ARGUMENT status of a malformed request (``grpc.Status`` for abort_with_status)."""
+def invalid_status(error: InvalidRequestError, prefix: str = "") -> rpc_status_pb2.Status:
+    """The ``google.rpc.Status`` of a malformed request: INVALID_ARGUMENT with a BadRequest naming every
+    bad field and an ErrorInfo; ``prefix`` (``items[3].``) places the fields inside a batch item."""
     bad_request = rpc_details.BadRequest(
         field_violations=[
             rpc_details.BadRequest.FieldViolation(
-                field=violation.field, description=violation.description, reason=violation.reason.value
+                field=prefix + violation.field,
+                description=violation.description,
+                reason=violation.reason.value,
             )
             for violation in error.violations
         ]
     )
+    first = error.violations[0]
     info = rpc_details.ErrorInfo(
-        reason=error.violations[0].reason.value,
-        domain=ERROR_DOMAIN,
-        metadata={"field": error.violations[0].field},
+        reason=first.reason.value, domain=ERROR_DOMAIN, metadata={"field": prefix + first.field}
     )
     details = []
     for detail in (bad_request, info):
         packed = any_pb2.Any()
         packed.Pack(detail)
         details.append(packed)
-    status = rpc_status_pb2.Status(
-        code=rpc_code.INVALID_ARGUMENT, message=f"invalid request: {error}", details=details
-    )
-    return rpc_status.to_status(status)
+    message = f"invalid request: {prefix}{first.field}: {first.description}"
+    return rpc_status_pb2.Status(code=rpc_code.INVALID_ARGUMENT, message=message, details=details)
+
+
+def bad_request_status(error: InvalidRequestError) -> Any:
+    """The rich INVALID_ARGUMENT status of a malformed request (``grpc.Status`` for abort_with_status)."""
+    return rpc_status.to_status(invalid_status(error))
 
 
 def ceiling_status(error: WorkCeilingError) -> Any:

@@ -7,8 +7,8 @@ the interceptor turns it into INVALID_ARGUMENT. Nothing here builds a status.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Final
+from collections.abc import Callable, Sequence
+from typing import Any, Final
 
 from rules_core.audit import HandRecord, audit_hand
 from rules_core.autoplay import suggest_play
@@ -27,14 +27,17 @@ from rules_core.trick import resolve_trick
 from rules_core.trump import TrumpContext
 from rules_core.verdicts import Illegal, Legal
 from services import convert
-from services.errors import Reason, invalid
-from services.interceptor import Context, check_deadline
+from services.errors import InvalidRequestError, Reason, invalid
+from services.interceptor import Context, check_deadline, invalid_status
 from services.metrics import Metrics, settlement_band
 from tractor.rules.v1 import rules_service_pb2 as pb
 from tractor.rules.v1 import rules_service_pb2_grpc
 from tractor.rules.v1 import types_pb2 as t
 
 DEFAULT_LIST_LIMIT: Final = 100
+MAX_BATCH_ITEMS: Final = 100
+"""The most items one ValidatePlays or ResolveTricks call may carry; more is INVALID_ARGUMENT. It bounds a
+call's work (about 100 verdicts: a few milliseconds) and its message size."""
 MAX_BASE: Final = 10**12
 """The largest Tao Dou base accepted: keeps every coin amount inside int64 (B x 14 x 8 x 12 x 10)."""
 SCORE_STEP: Final = 5
@@ -438,9 +441,45 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
         self._metrics.count(self._metrics.verdicts, "AuditHand", preset, verdict)
         return response
 
+    # ---------------------------------------------------------------------------------------------
+    # batches: each item exactly as its unary method answers it
+
+    def ValidatePlays(self, request: pb.ValidatePlaysRequest, context: Context) -> pb.ValidatePlaysResponse:
+        """ValidatePlay for every item; a malformed item gets its own INVALID_ARGUMENT in its slot."""
+        return pb.ValidatePlaysResponse(
+            results=_batch(request.items, self.ValidatePlay, pb.ValidatePlayResult, context)
+        )
+
+    def ResolveTricks(self, request: pb.ResolveTricksRequest, context: Context) -> pb.ResolveTricksResponse:
+        """ResolveTrick for every item; a malformed item gets its own INVALID_ARGUMENT in its slot."""
+        return pb.ResolveTricksResponse(
+            results=_batch(request.items, self.ResolveTrick, pb.ResolveTrickResult, context)
+        )
+
 
 # -------------------------------------------------------------------------------------------------
 # module helpers
+
+
+def _batch(
+    items: Sequence[Any], unary: Callable[[Any, Context], Any], result: Any, context: Context
+) -> list[Any]:
+    """Answer each item with ``unary`` as a unary call would, or with its INVALID_ARGUMENT status.
+
+    Only a malformed item is answered in its slot; the deadline, the work ceiling and a caller gone end
+    the whole call, as they would end each item's own call.
+    """
+    if len(items) > MAX_BATCH_ITEMS:
+        raise invalid(
+            "items", Reason.BAD_SIZE, f"a batch holds at most {MAX_BATCH_ITEMS} items, got {len(items)}"
+        )
+    results = []
+    for index, item in enumerate(items):
+        try:
+            results.append(result(response=unary(item, context)))
+        except InvalidRequestError as error:
+            results.append(result(error=invalid_status(error, f"items[{index}].")))
+    return results
 
 
 def _check_coins(rules: Rules, preset: str) -> None:

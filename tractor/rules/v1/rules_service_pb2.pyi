@@ -20,6 +20,7 @@ from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
 from google.protobuf.internal import containers as _containers
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
+from google.rpc import status_pb2 as _status_pb2
 from tractor.rules.v1 import types_pb2 as _types_pb2
 import builtins as _builtins
 import sys
@@ -248,6 +249,34 @@ DECLARATION_REJECTION_CARD_SHOWN_ELSEWHERE: DeclarationRejection.ValueType  # 13
 """Another seat has already shown a copy this act needs (R10.2)."""
 Global___DeclarationRejection: _TypeAlias = DeclarationRejection  # noqa: Y015
 
+class _PlayPolicy:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _PlayPolicyEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_PlayPolicy.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    PLAY_POLICY_UNSPECIFIED: _PlayPolicy.ValueType  # 0
+    """The default: PLAY_POLICY_STRONG."""
+    PLAY_POLICY_RIGHTMOST_SMALLEST: _PlayPolicy.ValueType  # 1
+    """R13.6 as written: the rightmost smallest card as a lead, the weakest legal follow otherwise (the
+    forced-quit auto-lead of CalculatePenalty always uses it).
+    """
+    PLAY_POLICY_STRONG: _PlayPolicy.ValueType  # 2
+    """Plays for the seat's side: card counting and sampled layouts of the unseen cards, within a budget."""
+
+class PlayPolicy(_PlayPolicy, metaclass=_PlayPolicyEnumTypeWrapper):
+    """How SuggestPlay chooses a play."""
+
+PLAY_POLICY_UNSPECIFIED: PlayPolicy.ValueType  # 0
+"""The default: PLAY_POLICY_STRONG."""
+PLAY_POLICY_RIGHTMOST_SMALLEST: PlayPolicy.ValueType  # 1
+"""R13.6 as written: the rightmost smallest card as a lead, the weakest legal follow otherwise (the
+forced-quit auto-lead of CalculatePenalty always uses it).
+"""
+PLAY_POLICY_STRONG: PlayPolicy.ValueType  # 2
+"""Plays for the seat's side: card counting and sampled layouts of the unseen cards, within a budget."""
+Global___PlayPolicy: _TypeAlias = PlayPolicy  # noqa: Y015
+
 class _AuditFinding:
     ValueType = _typing.NewType("ValueType", _builtins.int)
     V: _TypeAlias = ValueType  # noqa: Y015
@@ -295,6 +324,171 @@ AUDIT_FINDING_HAND_NOT_FINISHED: AuditFinding.ValueType  # 7
 AUDIT_FINDING_PLAY_OUT_OF_TURN: AuditFinding.ValueType  # 8
 """A trick is recorded as led by a seat other than the one the rules give the lead (R4.1, R7.4)."""
 Global___AuditFinding: _TypeAlias = AuditFinding  # noqa: Y015
+
+@_typing.final
+class ValidatePlaysRequest(_message.Message):
+    """Many plays to check. At most 100 items (MAX_BATCH_ITEMS): more is INVALID_ARGUMENT for the whole call."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ITEMS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def items(self) -> _containers.RepeatedCompositeFieldContainer[Global___ValidatePlayRequest]:
+        """The plays, each a whole ValidatePlay request (its own ruleset, level, hands and trick)."""
+
+    def __init__(
+        self,
+        *,
+        items: _abc.Iterable[Global___ValidatePlayRequest] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["items", b"items"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ValidatePlaysRequest: _TypeAlias = ValidatePlaysRequest  # noqa: Y015
+
+@_typing.final
+class ValidatePlaysResponse(_message.Message):
+    """One answer per item, in item order."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    RESULTS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def results(self) -> _containers.RepeatedCompositeFieldContainer[Global___ValidatePlayResult]:
+        """results[i] answers items[i]."""
+
+    def __init__(
+        self,
+        *,
+        results: _abc.Iterable[Global___ValidatePlayResult] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["results", b"results"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ValidatePlaysResponse: _TypeAlias = ValidatePlaysResponse  # noqa: Y015
+
+@_typing.final
+class ValidatePlayResult(_message.Message):
+    """The answer to one item of a batch: the response ValidatePlay would give, or the error it would end
+    with (INVALID_ARGUMENT with google.rpc.BadRequest and google.rpc.ErrorInfo in `details`; field paths
+    start with the item, e.g. "items[3].trick.plays[1].cards[0]").
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    RESPONSE_FIELD_NUMBER: _builtins.int
+    ERROR_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def response(self) -> Global___ValidatePlayResponse:
+        """The verdict."""
+
+    @_builtins.property
+    def error(self) -> _status_pb2.Status:
+        """Why the item could not be judged."""
+
+    def __init__(
+        self,
+        *,
+        response: Global___ValidatePlayResponse | None = ...,
+        error: _status_pb2.Status | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["error", b"error", "response", b"response", "result", b"result"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["error", b"error", "response", b"response", "result", b"result"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType_result: _TypeAlias = _typing.Literal["response", "error"]  # noqa: Y015
+    _WhichOneofArgType_result: _TypeAlias = _typing.Literal["result", b"result"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType_result) -> _WhichOneofReturnType_result | None: ...
+
+Global___ValidatePlayResult: _TypeAlias = ValidatePlayResult  # noqa: Y015
+
+@_typing.final
+class ResolveTricksRequest(_message.Message):
+    """Many tricks to resolve. At most 100 items (MAX_BATCH_ITEMS): more is INVALID_ARGUMENT for the call."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ITEMS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def items(self) -> _containers.RepeatedCompositeFieldContainer[Global___ResolveTrickRequest]:
+        """The tricks, each a whole ResolveTrick request."""
+
+    def __init__(
+        self,
+        *,
+        items: _abc.Iterable[Global___ResolveTrickRequest] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["items", b"items"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ResolveTricksRequest: _TypeAlias = ResolveTricksRequest  # noqa: Y015
+
+@_typing.final
+class ResolveTricksResponse(_message.Message):
+    """One answer per item, in item order."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    RESULTS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def results(self) -> _containers.RepeatedCompositeFieldContainer[Global___ResolveTrickResult]:
+        """results[i] answers items[i]."""
+
+    def __init__(
+        self,
+        *,
+        results: _abc.Iterable[Global___ResolveTrickResult] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["results", b"results"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ResolveTricksResponse: _TypeAlias = ResolveTricksResponse  # noqa: Y015
+
+@_typing.final
+class ResolveTrickResult(_message.Message):
+    """The answer to one item of a batch: the response ResolveTrick would give, or its error (as in
+    ValidatePlayResult).
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    RESPONSE_FIELD_NUMBER: _builtins.int
+    ERROR_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def response(self) -> Global___ResolveTrickResponse:
+        """The resolved trick."""
+
+    @_builtins.property
+    def error(self) -> _status_pb2.Status:
+        """Why the item could not be resolved."""
+
+    def __init__(
+        self,
+        *,
+        response: Global___ResolveTrickResponse | None = ...,
+        error: _status_pb2.Status | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["error", b"error", "response", b"response", "result", b"result"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["error", b"error", "response", b"response", "result", b"result"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType_result: _TypeAlias = _typing.Literal["response", "error"]  # noqa: Y015
+    _WhichOneofArgType_result: _TypeAlias = _typing.Literal["result", b"result"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType_result) -> _WhichOneofReturnType_result | None: ...
+
+Global___ResolveTrickResult: _TypeAlias = ResolveTrickResult  # noqa: Y015
 
 @_typing.final
 class Trick(_message.Message):
@@ -1227,6 +1421,10 @@ class ListLegalPlaysRequest(_message.Message):
     HAND_FIELD_NUMBER: _builtins.int
     TRICK_FIELD_NUMBER: _builtins.int
     MAX_PLAYS_FIELD_NUMBER: _builtins.int
+    RANK_FIELD_NUMBER: _builtins.int
+    HAND_SO_FAR_FIELD_NUMBER: _builtins.int
+    SEED_FIELD_NUMBER: _builtins.int
+    BUDGET_FIELD_NUMBER: _builtins.int
     level: _types_pb2.Rank.ValueType
     """The level rank L of the hand (required)."""
     contract: _types_pb2.Contract.ValueType
@@ -1235,6 +1433,14 @@ class ListLegalPlaysRequest(_message.Message):
     """The seat to play, 0..3. With a non-empty trick it must be the next seat in turn."""
     max_plays: _builtins.int
     """The most plays to return, 1..1000; 0 means 100."""
+    rank: _builtins.bool
+    """Rank the plays with the strong auto-play's evaluation, best first, each with its score (a hint
+    button, 提示). False: the generation order described in ListLegalPlaysResponse.
+    """
+    seed: _builtins.int
+    """When ranking: the seed of the evaluation's sampling (the same request and seed, the same ranking)."""
+    budget: _builtins.int
+    """When ranking: the work budget (see SuggestPlayRequest.budget)."""
     @_builtins.property
     def ruleset(self) -> _types_pb2.Ruleset:
         """The rule variants."""
@@ -1247,6 +1453,10 @@ class ListLegalPlaysRequest(_message.Message):
     def trick(self) -> Global___Trick:
         """The trick so far. No plays means the seat leads."""
 
+    @_builtins.property
+    def hand_so_far(self) -> Global___HandSoFar:
+        """When ranking: what the seat knows of the hand so far (optional; better hints with it)."""
+
     def __init__(
         self,
         *,
@@ -1257,10 +1467,14 @@ class ListLegalPlaysRequest(_message.Message):
         hand: _abc.Iterable[_types_pb2.Card.ValueType] | None = ...,
         trick: Global___Trick | None = ...,
         max_plays: _builtins.int = ...,
+        rank: _builtins.bool = ...,
+        hand_so_far: Global___HandSoFar | None = ...,
+        seed: _builtins.int = ...,
+        budget: _builtins.int = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["ruleset", b"ruleset", "trick", b"trick"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["hand_so_far", b"hand_so_far", "ruleset", b"ruleset", "trick", b"trick"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["contract", b"contract", "hand", b"hand", "level", b"level", "max_plays", b"max_plays", "ruleset", b"ruleset", "seat", b"seat", "trick", b"trick"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["budget", b"budget", "contract", b"contract", "hand", b"hand", "hand_so_far", b"hand_so_far", "level", b"level", "max_plays", b"max_plays", "rank", b"rank", "ruleset", b"ruleset", "seat", b"seat", "seed", b"seed", "trick", b"trick"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -1274,8 +1488,11 @@ class CandidatePlay(_message.Message):
 
     CARDS_FIELD_NUMBER: _builtins.int
     SHAPE_FIELD_NUMBER: _builtins.int
+    SCORE_FIELD_NUMBER: _builtins.int
     shape: _types_pb2.Shape.ValueType
     """The play's shape (R3)."""
+    score: _builtins.float
+    """When ranked: the evaluation, higher is better (the points the seat's side is expected to gain)."""
     @_builtins.property
     def cards(self) -> _containers.RepeatedScalarFieldContainer[_types_pb2.Card.ValueType]:
         """The cards, strongest first."""
@@ -1285,12 +1502,15 @@ class CandidatePlay(_message.Message):
         *,
         cards: _abc.Iterable[_types_pb2.Card.ValueType] | None = ...,
         shape: _types_pb2.Shape.ValueType = ...,
+        score: _builtins.float | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_score", b"_score", "score", b"score"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["cards", b"cards", "shape", b"shape"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_score", b"_score", "cards", b"cards", "score", b"score", "shape", b"shape"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    def WhichOneof(self, oneof_group: _Never) -> None: ...
+    _WhichOneofReturnType__score: _TypeAlias = _typing.Literal["score"]  # noqa: Y015
+    _WhichOneofArgType__score: _TypeAlias = _typing.Literal["_score", b"_score"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__score) -> _WhichOneofReturnType__score | None: ...
 
 Global___CandidatePlay: _TypeAlias = CandidatePlay  # noqa: Y015
 
@@ -1337,12 +1557,24 @@ class SuggestPlayRequest(_message.Message):
     SEAT_FIELD_NUMBER: _builtins.int
     HAND_FIELD_NUMBER: _builtins.int
     TRICK_FIELD_NUMBER: _builtins.int
+    POLICY_FIELD_NUMBER: _builtins.int
+    HAND_SO_FAR_FIELD_NUMBER: _builtins.int
+    SEED_FIELD_NUMBER: _builtins.int
+    BUDGET_FIELD_NUMBER: _builtins.int
     level: _types_pb2.Rank.ValueType
     """The level rank L of the hand (required)."""
     contract: _types_pb2.Contract.ValueType
     """The trump suit or no-trump (required)."""
     seat: _builtins.int
     """The seat to play, 0..3. With a non-empty trick it must be the next seat in turn."""
+    policy: Global___PlayPolicy.ValueType
+    """How to choose the play; unspecified means PLAY_POLICY_STRONG."""
+    seed: _builtins.int
+    """The seed of the strong policy's sampling: the same request and seed give the same play."""
+    budget: _builtins.int
+    """The strong policy's work budget in simulated layouts of the unseen cards; 0 means the default,
+    and it is capped (SuggestPlay answers within a few milliseconds whatever the position).
+    """
     @_builtins.property
     def ruleset(self) -> _types_pb2.Ruleset:
         """The rule variants."""
@@ -1355,6 +1587,13 @@ class SuggestPlayRequest(_message.Message):
     def trick(self) -> Global___Trick:
         """The trick so far. No plays means the seat leads."""
 
+    @_builtins.property
+    def hand_so_far(self) -> Global___HandSoFar:
+        """What the seat knows of the hand so far, as a real table has it (optional: the strong policy plays
+        on less information without it). Validated like every other field: an impossible history is
+        INVALID_ARGUMENT naming the field.
+        """
+
     def __init__(
         self,
         *,
@@ -1364,14 +1603,63 @@ class SuggestPlayRequest(_message.Message):
         seat: _builtins.int = ...,
         hand: _abc.Iterable[_types_pb2.Card.ValueType] | None = ...,
         trick: Global___Trick | None = ...,
+        policy: Global___PlayPolicy.ValueType = ...,
+        hand_so_far: Global___HandSoFar | None = ...,
+        seed: _builtins.int = ...,
+        budget: _builtins.int = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["ruleset", b"ruleset", "trick", b"trick"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["hand_so_far", b"hand_so_far", "ruleset", b"ruleset", "trick", b"trick"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["contract", b"contract", "hand", b"hand", "level", b"level", "ruleset", b"ruleset", "seat", b"seat", "trick", b"trick"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["budget", b"budget", "contract", b"contract", "hand", b"hand", "hand_so_far", b"hand_so_far", "level", b"level", "policy", b"policy", "ruleset", b"ruleset", "seat", b"seat", "seed", b"seed", "trick", b"trick"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___SuggestPlayRequest: _TypeAlias = SuggestPlayRequest  # noqa: Y015
+
+@_typing.final
+class HandSoFar(_message.Message):
+    """What a seat at the table knows about the hand beyond its own cards and the current trick."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    DEALER_FIELD_NUMBER: _builtins.int
+    TRICKS_FIELD_NUMBER: _builtins.int
+    ATTACKER_POINTS_FIELD_NUMBER: _builtins.int
+    BOTTOM_FIELD_NUMBER: _builtins.int
+    dealer: _builtins.int
+    """The dealer's seat, 0..3 (who the seat's partner and opponents are in points)."""
+    attacker_points: _builtins.int
+    """The attackers' points so far (R8.2); with `tricks` and `dealer` it must agree with them."""
+    @_builtins.property
+    def tricks(self) -> _containers.RepeatedCompositeFieldContainer[Global___RecordedTrick]:
+        """The hand's finished tricks in order, each with its four plays in play order (as in AuditHand)."""
+
+    @_builtins.property
+    def bottom(self) -> _containers.RepeatedScalarFieldContainer[_types_pb2.Card.ValueType]:
+        """The 8 cards the seat buried, when it is the dealer (R11)."""
+
+    def __init__(
+        self,
+        *,
+        dealer: _builtins.int | None = ...,
+        tricks: _abc.Iterable[Global___RecordedTrick] | None = ...,
+        attacker_points: _builtins.int | None = ...,
+        bottom: _abc.Iterable[_types_pb2.Card.ValueType] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_attacker_points", b"_attacker_points", "_dealer", b"_dealer", "attacker_points", b"attacker_points", "dealer", b"dealer"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_attacker_points", b"_attacker_points", "_dealer", b"_dealer", "attacker_points", b"attacker_points", "bottom", b"bottom", "dealer", b"dealer", "tricks", b"tricks"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__attacker_points: _TypeAlias = _typing.Literal["attacker_points"]  # noqa: Y015
+    _WhichOneofArgType__attacker_points: _TypeAlias = _typing.Literal["_attacker_points", b"_attacker_points"]  # noqa: Y015
+    _WhichOneofReturnType__dealer: _TypeAlias = _typing.Literal["dealer"]  # noqa: Y015
+    _WhichOneofArgType__dealer: _TypeAlias = _typing.Literal["_dealer", b"_dealer"]  # noqa: Y015
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__attacker_points) -> _WhichOneofReturnType__attacker_points | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__dealer) -> _WhichOneofReturnType__dealer | None: ...
+
+Global___HandSoFar: _TypeAlias = HandSoFar  # noqa: Y015
 
 @_typing.final
 class SuggestPlayResponse(_message.Message):
@@ -1382,10 +1670,13 @@ class SuggestPlayResponse(_message.Message):
     CARDS_FIELD_NUMBER: _builtins.int
     SHAPE_FIELD_NUMBER: _builtins.int
     REASON_FIELD_NUMBER: _builtins.int
+    POLICY_FIELD_NUMBER: _builtins.int
     shape: _types_pb2.Shape.ValueType
     """The play's shape (R3)."""
     reason: _builtins.str
     """Why these cards (for logs and replays)."""
+    policy: Global___PlayPolicy.ValueType
+    """The policy that chose them."""
     @_builtins.property
     def cards(self) -> _containers.RepeatedScalarFieldContainer[_types_pb2.Card.ValueType]:
         """The cards to play; always a legal play."""
@@ -1396,10 +1687,11 @@ class SuggestPlayResponse(_message.Message):
         cards: _abc.Iterable[_types_pb2.Card.ValueType] | None = ...,
         shape: _types_pb2.Shape.ValueType = ...,
         reason: _builtins.str = ...,
+        policy: Global___PlayPolicy.ValueType = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["cards", b"cards", "reason", b"reason", "shape", b"shape"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["cards", b"cards", "policy", b"policy", "reason", b"reason", "shape", b"shape"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -80,6 +80,16 @@ class RulesServiceStub:
                 request_serializer=tractor_dot_rules_dot_v1_dot_rules__service__pb2.AuditHandRequest.SerializeToString,
                 response_deserializer=tractor_dot_rules_dot_v1_dot_rules__service__pb2.AuditHandResponse.FromString,
                 _registered_method=True)
+        self.ValidatePlays = channel.unary_unary(
+                '/tractor.rules.v1.RulesService/ValidatePlays',
+                request_serializer=tractor_dot_rules_dot_v1_dot_rules__service__pb2.ValidatePlaysRequest.SerializeToString,
+                response_deserializer=tractor_dot_rules_dot_v1_dot_rules__service__pb2.ValidatePlaysResponse.FromString,
+                _registered_method=True)
+        self.ResolveTricks = channel.unary_unary(
+                '/tractor.rules.v1.RulesService/ResolveTricks',
+                request_serializer=tractor_dot_rules_dot_v1_dot_rules__service__pb2.ResolveTricksRequest.SerializeToString,
+                response_deserializer=tractor_dot_rules_dot_v1_dot_rules__service__pb2.ResolveTricksResponse.FromString,
+                _registered_method=True)
 
 
 class RulesServiceServicer:
@@ -149,6 +159,21 @@ class RulesServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ValidatePlays(self, request, context):
+        """Many ValidatePlay verdicts in one call (a backend that serves many tables): each item is judged
+        exactly as ValidatePlay judges it, and a malformed item gets its own error in its slot.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ResolveTricks(self, request, context):
+        """Many ResolveTrick answers in one call, item by item as ResolveTrick gives them.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_RulesServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -196,6 +221,16 @@ def add_RulesServiceServicer_to_server(servicer, server):
                     servicer.AuditHand,
                     request_deserializer=tractor_dot_rules_dot_v1_dot_rules__service__pb2.AuditHandRequest.FromString,
                     response_serializer=tractor_dot_rules_dot_v1_dot_rules__service__pb2.AuditHandResponse.SerializeToString,
+            ),
+            'ValidatePlays': grpc.unary_unary_rpc_method_handler(
+                    servicer.ValidatePlays,
+                    request_deserializer=tractor_dot_rules_dot_v1_dot_rules__service__pb2.ValidatePlaysRequest.FromString,
+                    response_serializer=tractor_dot_rules_dot_v1_dot_rules__service__pb2.ValidatePlaysResponse.SerializeToString,
+            ),
+            'ResolveTricks': grpc.unary_unary_rpc_method_handler(
+                    servicer.ResolveTricks,
+                    request_deserializer=tractor_dot_rules_dot_v1_dot_rules__service__pb2.ResolveTricksRequest.FromString,
+                    response_serializer=tractor_dot_rules_dot_v1_dot_rules__service__pb2.ResolveTricksResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -442,6 +477,60 @@ class RulesService:
             '/tractor.rules.v1.RulesService/AuditHand',
             tractor_dot_rules_dot_v1_dot_rules__service__pb2.AuditHandRequest.SerializeToString,
             tractor_dot_rules_dot_v1_dot_rules__service__pb2.AuditHandResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ValidatePlays(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/tractor.rules.v1.RulesService/ValidatePlays',
+            tractor_dot_rules_dot_v1_dot_rules__service__pb2.ValidatePlaysRequest.SerializeToString,
+            tractor_dot_rules_dot_v1_dot_rules__service__pb2.ValidatePlaysResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ResolveTricks(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/tractor.rules.v1.RulesService/ResolveTricks',
+            tractor_dot_rules_dot_v1_dot_rules__service__pb2.ResolveTricksRequest.SerializeToString,
+            tractor_dot_rules_dot_v1_dot_rules__service__pb2.ResolveTricksResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -63,6 +63,12 @@ class RulesServiceStub:
     """The system's play for a seat under auto-play (托管, e.g. after a disconnect): always legal."""
     AuditHand: _grpc.UnaryUnaryMultiCallable[_rules_service_pb2.AuditHandRequest, _rules_service_pb2.AuditHandResponse]
     """Verifies a whole hand record trick by trick and settles it."""
+    ValidatePlays: _grpc.UnaryUnaryMultiCallable[_rules_service_pb2.ValidatePlaysRequest, _rules_service_pb2.ValidatePlaysResponse]
+    """Many ValidatePlay verdicts in one call (a backend that serves many tables): each item is judged
+    exactly as ValidatePlay judges it, and a malformed item gets its own error in its slot.
+    """
+    ResolveTricks: _grpc.UnaryUnaryMultiCallable[_rules_service_pb2.ResolveTricksRequest, _rules_service_pb2.ResolveTricksResponse]
+    """Many ResolveTrick answers in one call, item by item as ResolveTrick gives them."""
 
 @_typing.type_check_only
 class RulesServiceAsyncStub(RulesServiceStub):
@@ -87,6 +93,12 @@ class RulesServiceAsyncStub(RulesServiceStub):
     """The system's play for a seat under auto-play (托管, e.g. after a disconnect): always legal."""
     AuditHand: _aio.UnaryUnaryMultiCallable[_rules_service_pb2.AuditHandRequest, _rules_service_pb2.AuditHandResponse]  # type: ignore[assignment]
     """Verifies a whole hand record trick by trick and settles it."""
+    ValidatePlays: _aio.UnaryUnaryMultiCallable[_rules_service_pb2.ValidatePlaysRequest, _rules_service_pb2.ValidatePlaysResponse]  # type: ignore[assignment]
+    """Many ValidatePlay verdicts in one call (a backend that serves many tables): each item is judged
+    exactly as ValidatePlay judges it, and a malformed item gets its own error in its slot.
+    """
+    ResolveTricks: _aio.UnaryUnaryMultiCallable[_rules_service_pb2.ResolveTricksRequest, _rules_service_pb2.ResolveTricksResponse]  # type: ignore[assignment]
+    """Many ResolveTrick answers in one call, item by item as ResolveTrick gives them."""
 
 class RulesServiceServicer(metaclass=_abc_1.ABCMeta):
     """The rules of Tractor as a stateless service. Rule ids in the comments refer to RULES.md."""
@@ -162,5 +174,23 @@ class RulesServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_rules_service_pb2.AuditHandResponse, _abc.Awaitable[_rules_service_pb2.AuditHandResponse]]:
         """Verifies a whole hand record trick by trick and settles it."""
+
+    @_abc_1.abstractmethod
+    def ValidatePlays(
+        self,
+        request: _rules_service_pb2.ValidatePlaysRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_rules_service_pb2.ValidatePlaysResponse, _abc.Awaitable[_rules_service_pb2.ValidatePlaysResponse]]:
+        """Many ValidatePlay verdicts in one call (a backend that serves many tables): each item is judged
+        exactly as ValidatePlay judges it, and a malformed item gets its own error in its slot.
+        """
+
+    @_abc_1.abstractmethod
+    def ResolveTricks(
+        self,
+        request: _rules_service_pb2.ResolveTricksRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_rules_service_pb2.ResolveTricksResponse, _abc.Awaitable[_rules_service_pb2.ResolveTricksResponse]]:
+        """Many ResolveTrick answers in one call, item by item as ResolveTrick gives them."""
 
 def add_RulesServiceServicer_to_server(servicer: RulesServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...
