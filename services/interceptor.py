@@ -34,6 +34,7 @@ from google.protobuf.message import DecodeError
 from grpc_status import rpc_status
 
 from services import logs
+from services.dispatch import ARRIVED
 from services.errors import (
     ClientGoneError,
     DeadlineExceededError,
@@ -47,8 +48,20 @@ from services.wireformat import locate
 
 ERROR_DOMAIN: Final = "rules.tractor"
 INTERNAL_MESSAGE: Final = "internal error; the server log has the details"
+STATUS_DETAILS: Final = "grpc-status-details-bin"
 WORK_CEILING: Final = "WORK_CEILING"
 """ErrorInfo reason of a call refused because it spent longer in the server than its ceiling."""
+TOO_MANY_CALLS: Final = "TOO_MANY_CALLS"
+"""ErrorInfo reason of a call refused because its worker holds ``max_concurrent_rpcs`` calls."""
+DEADLINE_EXCEEDED: Final = "DEADLINE_EXCEEDED"
+"""ErrorInfo reason of a call whose deadline passed before the rules work was done."""
+CALLER_GONE: Final = "CALLER_GONE"
+"""ErrorInfo reason of a call whose caller cancelled or went away (nobody reads it; logs and metrics do)."""
+INTERNAL: Final = "INTERNAL"
+"""ErrorInfo reason of an unexpected failure (the details are in the server log, never on the wire)."""
+MISSING_CREDENTIALS: Final = "MISSING_CREDENTIALS"
+INVALID_CREDENTIALS: Final = "INVALID_CREDENTIALS"
+UNKNOWN_METHOD: Final = "UNKNOWN_METHOD"
 
 _log = logs.get("rpc")
 
@@ -199,17 +212,66 @@ def bad_request_status(error: InvalidRequestError) -> Any:
     return rpc_status.to_status(invalid_status(error))
 
 
+def rich_status(code: int, reason: str, message: str, **metadata: str) -> rpc_status_pb2.Status:
+    """A ``google.rpc.Status`` whose details carry a ``google.rpc.ErrorInfo`` (this service's domain and
+    a stable ``reason`` a client can branch on): every non-OK status the service produces has one."""
+    packed = any_pb2.Any()
+    packed.Pack(rpc_details.ErrorInfo(reason=reason, domain=ERROR_DOMAIN, metadata=metadata))
+    return rpc_status_pb2.Status(code=code, message=message, details=[packed])
+
+
+def trailers(status: rpc_status_pb2.Status) -> tuple[tuple[str, bytes], ...]:
+    """The trailing metadata that carries a rich status (``grpc-status-details-bin``)."""
+    return ((STATUS_DETAILS, status.SerializeToString()),)
+
+
 def ceiling_status(error: WorkCeilingError) -> Any:
     """The RESOURCE_EXHAUSTED status of a call past its work ceiling, with an ErrorInfo saying so."""
-    info = rpc_details.ErrorInfo(
-        reason=WORK_CEILING,
-        domain=ERROR_DOMAIN,
-        metadata={"ceiling_seconds": f"{error.ceiling:g}", "elapsed_seconds": f"{error.elapsed:.3f}"},
+    return rpc_status.to_status(
+        rich_status(
+            rpc_code.RESOURCE_EXHAUSTED,
+            WORK_CEILING,
+            str(error),
+            ceiling_seconds=f"{error.ceiling:g}",
+            elapsed_seconds=f"{error.elapsed:.3f}",
+        )
     )
-    packed = any_pb2.Any()
-    packed.Pack(info)
-    status = rpc_status_pb2.Status(code=rpc_code.RESOURCE_EXHAUSTED, message=str(error), details=[packed])
-    return rpc_status.to_status(status)
+
+
+def overload_trailers() -> tuple[tuple[tuple[str, bytes], ...], bytes]:
+    """What a call refused for the worker's call limit gets: RESOURCE_EXHAUSTED, ErrorInfo TOO_MANY_CALLS."""
+    message = "the worker holds as many calls as it may (max_concurrent_rpcs); retry with backoff"
+    return trailers(rich_status(rpc_code.RESOURCE_EXHAUSTED, TOO_MANY_CALLS, message)), message.encode()
+
+
+def unauthenticated_status(problem: str) -> Any:
+    """UNAUTHENTICATED with an ErrorInfo: MISSING_CREDENTIALS, or INVALID_CREDENTIALS with the problem."""
+    reason = MISSING_CREDENTIALS if problem.startswith("missing") else INVALID_CREDENTIALS
+    message = f"a valid bearer token is required (authorization: Bearer <token>): {problem}"
+    return rpc_status.to_status(rich_status(rpc_code.UNAUTHENTICATED, reason, message))
+
+
+def unknown_method_status(method: str) -> Any:
+    """UNIMPLEMENTED for a method the server does not have, with an ErrorInfo (UNKNOWN_METHOD)."""
+    shown = method if len(method) <= 200 else method[:200] + "…"
+    return rpc_status.to_status(
+        rich_status(rpc_code.UNIMPLEMENTED, UNKNOWN_METHOD, f"no method {shown}; see server reflection")
+    )
+
+
+def _unknown_method(method: str) -> Any:
+    """A handler that reads nothing and ends the call UNIMPLEMENTED (made per call: not cached, so a
+    caller inventing method names grows nothing)."""
+    status = unknown_method_status(method)
+
+    def refuse(_requests: Any, context: Any) -> Any:
+        context.abort_with_status(status)
+
+    return grpc.stream_unary_rpc_method_handler(refuse)
+
+
+def _status_of(code: int, reason: str, message: str) -> Any:
+    return rpc_status.to_status(rich_status(code, reason, message))
 
 
 class RpcInterceptor(grpc.ServerInterceptor):  # type: ignore[misc]  # grpc is untyped
@@ -219,24 +281,38 @@ class RpcInterceptor(grpc.ServerInterceptor):  # type: ignore[misc]  # grpc is u
         self._metrics = metrics
         self._ceiling = max_request_seconds
         self._throttle = logs.Throttle()
+        self._wrapped: dict[Any, Any] = {}
+        """Handler -> its wrapper: one per registered method (and per refusal handler, see security)."""
 
     def _client_error(self, msg: str, extra: dict[str, Any], level: int = logging.WARNING) -> None:
         """Log a problem the caller caused, within the throttle (a bad client cannot flood the log)."""
         logs.throttled(_log, self._throttle, level, msg, extra)
 
     def intercept_service(self, continuation: Callable[[Any], Any], handler_call_details: Any) -> Any:
-        """Wrap unary-unary handlers; leave streaming ones (health Watch, reflection) as they are."""
-        arrived = time.monotonic()  # on gRPC's polling thread: the call has not queued yet
+        """Wrap unary-unary handlers, once per handler (a method's wrapper is built on its first call and
+        reused); leave streaming ones (health Watch, reflection) as they are."""
         handler = continuation(handler_call_details)
-        if handler is None or handler.unary_unary is None:
+        if handler is None:  # nothing serves it: UNIMPLEMENTED with an ErrorInfo, not a bare status
+            return _unknown_method(str(handler_call_details.method))
+        if handler.unary_unary is None:
             return handler
-        full_method: str = handler_call_details.method
+        wrapped = self._wrapped.get(handler)
+        if wrapped is None:
+            wrapped = self._wrapped[handler] = self._wrap(handler_call_details.method, handler)
+        return wrapped
+
+    def _wrap(self, full_method: str, handler: Any) -> Any:
+        """The handler with statuses, deadlines, the ceiling and metrics around its behaviour."""
         behaviour = handler.unary_unary
         ceiling = self._ceiling
+        service, _, method = full_method.lstrip("/").rpartition("/")
+        names = (service, method)
 
         def wrapped(request: Any, context: Any) -> Any:
+            # the call's arrival, stamped by the pool before it queued (or now, in a plain pool)
+            arrived = ARRIVED.get(None) or time.monotonic()
             call = CallContext(context, arrived=arrived, ceiling=ceiling)
-            return self._call(behaviour, request, call, full_method=full_method)
+            return self._call(behaviour, request, call, full_method, names)
 
         return grpc.unary_unary_rpc_method_handler(
             wrapped,
@@ -249,10 +325,10 @@ class RpcInterceptor(grpc.ServerInterceptor):  # type: ignore[misc]  # grpc is u
         behaviour: Callable[[Any, Context], Any],
         request: Any,
         context: Context,
-        *,
         full_method: str,
+        names: tuple[str, str],
     ) -> Any:
-        service, _, method = full_method.lstrip("/").rpartition("/")
+        service, method = names
         self._metrics.rpc_started(service, method)
         start = time.perf_counter()
         code = grpc.StatusCode.OK
@@ -280,7 +356,13 @@ class RpcInterceptor(grpc.ServerInterceptor):  # type: ignore[misc]  # grpc is u
             self._client_error(
                 "deadline exceeded", {"method": full_method, "code": code.name, "reason": "deadline"}
             )
-            context.abort(code, "the deadline passed before the rules work was done")
+            context.abort_with_status(
+                _status_of(
+                    rpc_code.DEADLINE_EXCEEDED,
+                    DEADLINE_EXCEEDED,
+                    "the deadline passed before the rules work was done",
+                )
+            )
         except WorkCeilingError as error:
             code = grpc.StatusCode.RESOURCE_EXHAUSTED
             self._client_error(
@@ -292,7 +374,9 @@ class RpcInterceptor(grpc.ServerInterceptor):  # type: ignore[misc]  # grpc is u
             self._client_error(
                 "caller gone", {"method": full_method, "code": code.name, "reason": "cancelled"}, logging.INFO
             )
-            context.abort(code, "the caller cancelled the call")
+            context.abort_with_status(
+                _status_of(rpc_code.CANCELLED, CALLER_GONE, "the caller cancelled the call")
+            )
         except Exception as error:
             aborted = context.code()
             if aborted is not None and aborted != grpc.StatusCode.OK:  # the handler aborted on purpose
@@ -307,6 +391,6 @@ class RpcInterceptor(grpc.ServerInterceptor):  # type: ignore[misc]  # grpc is u
                     "reason": f"{type(error).__name__}: {error}",
                 },
             )
-            context.abort(code, INTERNAL_MESSAGE)
+            context.abort_with_status(_status_of(rpc_code.INTERNAL, INTERNAL, INTERNAL_MESSAGE))
         finally:
             self._metrics.rpc_handled(service, method, code.name, time.perf_counter() - start)

@@ -115,6 +115,14 @@ class Metrics:
             registry=registry,
             multiprocess_mode="livesum",
         )
+        self.awaiting_body = Gauge(
+            "tractor_rules_requests_awaiting_body",
+            "Calls whose headers arrived but whose request body has not (summed over live workers): a few "
+            "at most in normal traffic; many means stalled clients. They hold no thread, and each is "
+            "cancelled once it has waited the work ceiling (max_request_seconds).",
+            registry=registry,
+            multiprocess_mode="livesum",
+        )
         self.busy = Gauge(
             "tractor_rules_worker_busy_seconds",
             "Seconds this worker process has spent in unary handlers, summed over its concurrent calls; it "

@@ -15,6 +15,7 @@ up rotated certificates and tokens.
 
 from __future__ import annotations
 
+import functools
 import hmac
 import logging
 import ssl
@@ -27,6 +28,7 @@ from grpc_health.v1 import health
 
 from services import logs
 from services.config import ServerConfig, env_name
+from services.interceptor import unauthenticated_status
 
 RETRY_POLICY: Final = {
     "methodConfig": [
@@ -130,22 +132,28 @@ def describe(config: ServerConfig) -> dict[str, str]:
     return {"transport": config.transport, "auth": "bearer" if config.authenticates else "none"}
 
 
-def _refuse(handler: Any, message: str) -> Any:
-    """A handler of the same kind as ``handler`` that ends the call UNAUTHENTICATED.
+def _kind(handler: Any) -> str:
+    """Which of the four RPC kinds a handler serves (unary for an unknown method)."""
+    if handler is None or handler.unary_unary is not None:
+        return "unary_unary"
+    if handler.unary_stream is not None:
+        return "unary_stream"
+    return "stream_unary" if handler.stream_unary is not None else "stream_stream"
+
+
+@functools.cache
+def _refusal(kind: str, problem: str) -> Any:
+    """A handler of ``kind`` that ends the call UNAUTHENTICATED with an ErrorInfo saying why.
 
     Its request is never decoded (identity deserializer): an unauthenticated caller costs no parsing.
+    One handler per kind and problem (a handful), so the error interceptor wraps each once.
     """
+    status = unauthenticated_status(problem)
 
     def abort(_request: Any, context: Any) -> Any:
-        context.abort(grpc.StatusCode.UNAUTHENTICATED, message)
+        context.abort_with_status(status)
 
-    if handler is None or handler.unary_unary is not None:
-        return grpc.unary_unary_rpc_method_handler(abort)
-    if handler.unary_stream is not None:
-        return grpc.unary_stream_rpc_method_handler(abort)
-    if handler.stream_unary is not None:
-        return grpc.stream_unary_rpc_method_handler(abort)
-    return grpc.stream_stream_rpc_method_handler(abort)
+    return getattr(grpc, f"{kind}_rpc_method_handler")(abort)
 
 
 class BearerAuthInterceptor(grpc.ServerInterceptor):  # type: ignore[misc]  # grpc is untyped
@@ -193,7 +201,7 @@ class BearerAuthInterceptor(grpc.ServerInterceptor):  # type: ignore[misc]  # gr
             "unauthenticated",
             {"method": method, "code": "UNAUTHENTICATED", "reason": problem},
         )
-        return _refuse(handler, "a valid bearer token is required (authorization: Bearer <token>)")
+        return _refusal(_kind(handler), problem)
 
 
 def interceptors(config: ServerConfig) -> list[Any]:

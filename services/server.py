@@ -9,6 +9,7 @@ stops taking calls and in-flight ones get the rest of the grace period to finish
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import signal
 import threading
@@ -19,20 +20,24 @@ from types import FrameType
 from typing import Any, Final
 
 import grpc
+from google.protobuf import descriptor_pb2, descriptor_pool
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
-from grpc_reflection.v1alpha import reflection
+from grpc_reflection.v1alpha import reflection, reflection_pb2
 from prometheus_client import CollectorRegistry
 
 from services import logs, security
 from services.config import ServerConfig
-from services.interceptor import RpcInterceptor
+from services.dispatch import BodyFirstPool
+from services.interceptor import RpcInterceptor, overload_trailers
 from services.metrics import Metrics
 from services.servicer import RulesServicer
 from tractor.rules.v1 import rules_service_pb2, rules_service_pb2_grpc
 
 RULES_SERVICE: Final = rules_service_pb2.DESCRIPTOR.services_by_name["RulesService"].full_name
 """``tractor.rules.v1.RulesService``: the health and reflection name of the service."""
-SERVICE_NAMES: Final = (RULES_SERVICE, health.SERVICE_NAME, reflection.SERVICE_NAME)
+REFLECTION_V1: Final = "grpc.reflection.v1.ServerReflection"
+"""The reflection protocol clients such as grpcurl ask for first (v1alpha is the fallback)."""
+SERVICE_NAMES: Final = (RULES_SERVICE, health.SERVICE_NAME, reflection.SERVICE_NAME, REFLECTION_V1)
 """Every service the server exposes, as listed by reflection."""
 PRESTART_SECONDS: Final = 5.0
 """How long the request threads wait for each other at start (see ``prestart``)."""
@@ -117,7 +122,13 @@ def create_server(
     """
     metrics = Metrics(registry)
     credentials = security.server_credentials(config)
-    executor = futures.ThreadPoolExecutor(max_workers=config.threads, thread_name_prefix="rpc")
+    executor = BodyFirstPool(
+        config.threads,
+        limit=config.max_concurrent_rpcs,
+        body_timeout=config.max_request_seconds,
+        reject=overload_trailers,
+        report=metrics.awaiting_body.set,
+    )
     prestart(executor, config.threads)
     server = grpc.server(
         executor,
@@ -131,7 +142,7 @@ def create_server(
             ("grpc.max_send_message_length", config.max_message_bytes),
             *connection_age_options(config),
         ],
-        maximum_concurrent_rpcs=config.max_concurrent_rpcs or None,
+        maximum_concurrent_rpcs=None,  # the pool's limit, which answers with an ErrorInfo
     )
     rules_service_pb2_grpc.add_RulesServiceServicer_to_server(RulesServicer(metrics), server)
     health_servicer = health_servicer or new_health()
@@ -139,7 +150,52 @@ def create_server(
     for name in ("", RULES_SERVICE):
         health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
     reflection.enable_server_reflection(SERVICE_NAMES, server)
+    add_reflection_v1(server)
     return server, add_port(server, bind_target(config.address, config.port), credentials)
+
+
+def add_reflection_v1(server: Any) -> None:
+    """Serve ``grpc.reflection.v1`` beside ``v1alpha`` (grpcio-reflection ships only the latter).
+
+    The two protocols are the same messages under two package names, so the v1 service is the v1alpha
+    servicer with its messages read and written as v1 bytes; its descriptor (v1alpha's, renamed) joins
+    the default pool so that reflection can describe the v1 service too.
+    """
+    _register_reflection_v1_descriptor()
+    servicer = reflection.ReflectionServicer((*SERVICE_NAMES, REFLECTION_V1))
+    handler = grpc.stream_stream_rpc_method_handler(
+        servicer.ServerReflectionInfo,
+        request_deserializer=reflection_pb2.ServerReflectionRequest.FromString,
+        response_serializer=reflection_pb2.ServerReflectionResponse.SerializeToString,
+    )
+    server.add_generic_rpc_handlers(
+        (grpc.method_handlers_generic_handler(REFLECTION_V1, {"ServerReflectionInfo": handler}),)
+    )
+
+
+@functools.cache
+def _register_reflection_v1_descriptor() -> None:
+    """Add ``grpc/reflection/v1/reflection.proto`` (v1alpha's file, renamed) to the default pool, once."""
+    pool = descriptor_pool.Default()
+    try:
+        pool.FindFileByName("grpc/reflection/v1/reflection.proto")
+        return
+    except KeyError:
+        pass
+    file = descriptor_pb2.FileDescriptorProto()
+    reflection_pb2.DESCRIPTOR.CopyToProto(file)
+    file.name = "grpc/reflection/v1/reflection.proto"
+    file.package = "grpc.reflection.v1"
+    for message in file.message_type:
+        for field in message.field:
+            if field.type_name.startswith(".grpc.reflection.v1alpha."):
+                field.type_name = field.type_name.replace(".v1alpha.", ".v1.", 1)
+    for service in file.service:
+        for method in service.method:
+            method.input_type = method.input_type.replace(".v1alpha.", ".v1.", 1)
+            method.output_type = method.output_type.replace(".v1alpha.", ".v1.", 1)
+    file.options.Clear()
+    pool.Add(file)
 
 
 def add_port(server: Any, target: str, credentials: grpc.ServerCredentials | None = None) -> int:

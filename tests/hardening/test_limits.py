@@ -15,12 +15,13 @@ import grpc
 import pytest
 from google.protobuf.message import Message
 from google.rpc import error_details_pb2, status_pb2
+from grpc_status import rpc_status
 from inproc import SLOW, Running, config, running
 
 from hardening.judge import STATUS_DETAILS, Outcome
 from services import logs
 from services.convert import MAX_CARDS
-from services.interceptor import WORK_CEILING
+from services.interceptor import TOO_MANY_CALLS, WORK_CEILING
 from tractor.rules.v1 import rules_service_pb2 as pb
 from tractor.rules.v1 import rules_service_pb2_grpc
 
@@ -46,6 +47,12 @@ def _still_serving(server: Running, valid: dict[str, Message]) -> None:
             valid["ValidatePlay"], timeout=TIMEOUT
         )
     assert reply.legal
+
+
+def _info(detail: object) -> error_details_pb2.ErrorInfo:
+    info = error_details_pb2.ErrorInfo()
+    detail.Unpack(info)  # type: ignore[attr-defined]
+    return info
 
 
 def _error_info(outcome: Outcome) -> error_details_pb2.ErrorInfo | None:
@@ -100,7 +107,11 @@ def test_calls_past_the_concurrency_limit_are_resource_exhausted(valid: dict[str
                 codes.append(grpc.StatusCode.OK)
             except grpc.RpcError as error:
                 codes.append(error.code())
-                assert "Concurrent RPC limit exceeded" in (error.details() or "")
+                assert "max_concurrent_rpcs" in (error.details() or "")
+                status = rpc_status.from_call(error)
+                assert status is not None
+                reasons = [_info(detail).reason for detail in status.details]
+                assert reasons == [TOO_MANY_CALLS]
         assert codes.count(grpc.StatusCode.OK) == 2
         assert codes.count(grpc.StatusCode.RESOURCE_EXHAUSTED) == 3
         _still_serving(server, valid)

@@ -1,0 +1,86 @@
+"""Stalled clients cannot starve others: 256 streams that send headers and part of a body, then stall.
+
+Against a real 2-worker ``tractor-rules serve``: while the streams are held, a fresh client's health checks
+and ValidatePlay calls all succeed with p99 within 20 ms, and ``/metrics`` shows the stalled calls; past the
+work ceiling the server cancels them by itself.
+"""
+
+from __future__ import annotations
+
+import time
+import urllib.request
+
+import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from hardening import corpus
+from hardening.server import ServerProcess
+from loadtest.stall import Stall
+from tractor.rules.v1 import rules_service_pb2_grpc
+
+CONNECTIONS = 8
+STREAMS = 32
+GAUGE = "tractor_rules_requests_awaiting_body"
+
+
+def awaiting(server: ServerProcess) -> float:
+    """The stalled-call gauge summed over the workers, from a live scrape."""
+    with urllib.request.urlopen(server.metrics_url, timeout=5) as response:
+        text = response.read().decode()
+    return sum(float(line.split()[-1]) for line in text.splitlines() if line.startswith(GAUGE + " "))
+
+
+def wait_for(predicate: object, seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if predicate():  # type: ignore[operator]
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def p99(samples: list[float]) -> float:
+    ordered = sorted(samples)
+    return ordered[min(int(0.99 * len(ordered)), len(ordered) - 1)]
+
+
+def test_stalled_streams_hold_no_thread_and_others_are_served() -> None:
+    play = next(call.request for call in corpus.table(3).calls if call.method == "ValidatePlay")
+    with ServerProcess("--workers", "2", "--max-request-seconds", "30") as server:
+        attack = Stall("127.0.0.1", server.port, CONNECTIONS, STREAMS)
+        attack.start()
+        try:
+            assert attack.opened == CONNECTIONS * STREAMS
+            assert wait_for(lambda: awaiting(server) >= 0.9 * attack.opened, 10), awaiting(server)
+            channel = grpc.insecure_channel(server.target, options=[("grpc.use_local_subchannel_pool", 1)])
+            health = health_pb2_grpc.HealthStub(channel)
+            rules = rules_service_pb2_grpc.RulesServiceStub(channel)
+            grpc.channel_ready_future(channel).result(timeout=10)
+            latencies: list[float] = []
+            for _ in range(200):
+                for call in (
+                    lambda: health.Check(health_pb2.HealthCheckRequest(), timeout=5),
+                    lambda: rules.ValidatePlay(play, timeout=5),
+                ):
+                    began = time.perf_counter()
+                    call()  # any failure raises and fails the test
+                    latencies.append((time.perf_counter() - began) * 1000)
+            channel.close()
+            assert attack.reset == 0  # the stalled streams are still held
+            assert p99(latencies) <= 20.0, f"p99 {p99(latencies):.1f} ms"
+            assert awaiting(server) >= 0.9 * attack.opened
+        finally:
+            attack.stop()
+        assert wait_for(lambda: awaiting(server) == 0, 10)
+        assert not server.errors()
+
+
+def test_a_stalled_stream_is_cancelled_past_the_work_ceiling() -> None:
+    with ServerProcess("--workers", "1", "--max-request-seconds", "1") as server:
+        attack = Stall("127.0.0.1", server.port, 2, 8)
+        attack.start()
+        try:
+            assert wait_for(lambda: attack.reset == attack.opened, 10), (attack.reset, attack.opened)
+            assert wait_for(lambda: awaiting(server) == 0, 5)
+        finally:
+            attack.stop()
