@@ -132,7 +132,9 @@ def main(argv: list[str] | None = None) -> int:
     host, _, port = args.target.rpartition(":")
     attack = Stall(host, int(port), args.connections, args.streams)
     attack.start()
-    print(f"holding {attack.opened} stalled streams over {args.connections} connections for {args.seconds:g} s")
+    print(
+        f"holding {attack.opened} stalled streams over {args.connections} connections for {args.seconds:g} s"
+    )
     time.sleep(args.seconds)
     attack.stop()
     print(f"the server ended {attack.reset} of them and closed {attack.closed} connections")
