@@ -16,6 +16,7 @@ Workers write to ``PROMETHEUS_MULTIPROC_DIR`` (prometheus_client multiprocess mo
 
 from __future__ import annotations
 
+import os
 import platform
 from importlib import metadata
 from typing import Final, TypeVar
@@ -123,14 +124,15 @@ class Metrics:
             registry=registry,
             multiprocess_mode="livesum",
         )
-        self.busy = Gauge(
+        self.busy = Counter(
             "tractor_rules_worker_busy_seconds",
-            "Seconds this worker process has spent in unary handlers, summed over its concurrent calls; it "
-            "only grows, one series per live worker (label pid). Its rate is the worker's mean calls in "
-            "flight: near 1 the worker is saturated.",
+            "Seconds this worker process has spent in unary handlers, summed over its concurrent calls, one "
+            "series per worker (label pid). Its rate is the worker's mean calls in flight: near 1 the worker "
+            "is saturated. A worker that died keeps its last value (its rate falls to 0).",
+            ("pid",),
             registry=registry,
-            multiprocess_mode="liveall",
         )
+        self._busy = self.busy.labels(str(os.getpid()))
         build = Gauge(
             "tractor_rules_build_info",
             "Always 1; the labels say what is running.",
@@ -164,7 +166,7 @@ class Metrics:
     def rpc_handled(self, service: str, method: str, code: str, seconds: float) -> None:
         """Count a unary call as finished with ``code`` and record how long it took."""
         self.in_flight.dec()
-        self.busy.inc(seconds)
+        self._busy.inc(seconds)
         self.child(self.handled, "unary", service, method, code).inc()
         self.child(self.handling, "unary", service, method).observe(seconds)
 

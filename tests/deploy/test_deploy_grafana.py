@@ -25,7 +25,7 @@ REQUIRED: Final = {
     "throws by outcome": ("tractor_rules_throws_total", "by (outcome)"),
     "settlements by band": ("tractor_rules_settlements_total", "by (band)"),
     "penalties by phase": ("tractor_rules_penalties_total", "by (phase)"),
-    "per-worker saturation": ("rate(tractor_rules_worker_busy_seconds{", "$namespace"),
+    "per-worker saturation": ("rate(tractor_rules_worker_busy_seconds_total{", "$namespace"),
 }
 
 

@@ -3,6 +3,8 @@ domain series, each with bounded labels."""
 
 from __future__ import annotations
 
+import os
+
 from wire import Live, call, message, names, rejected
 
 from services.server import RULES_SERVICE
@@ -43,7 +45,8 @@ def test_calls_are_counted_timed_and_labelled(live: Live, stub: Stub) -> None:
         assert live.registry.get_sample_value("grpc_server_handling_seconds_bucket", labels) is not None
     assert _value(live, "grpc_server_handling_seconds_bucket", **_rpc("ValidatePlay", le="+Inf")) == 3
     handling = _value(live, "grpc_server_handling_seconds_sum", **_rpc("ValidatePlay"))
-    assert _value(live, "tractor_rules_worker_busy_seconds") >= handling > 0  # every call's time, summed
+    busy = _value(live, "tractor_rules_worker_busy_seconds_total", pid=str(os.getpid()))
+    assert busy >= handling > 0  # every call's time, summed, in this process's own series
 
     verdicts = {"grpc_method": "ValidatePlay", "preset": "default"}
     assert _value(live, "tractor_rules_verdicts_total", **verdicts, reason="legal") == 1

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import signal
+import subprocess
 import threading
 import time
 import urllib.request
@@ -33,6 +34,10 @@ REQUEST = message(
         "trick": {"leader": 0, "plays": [{"seat": 0, "cards": names("S9 S9")}]},
     },
 )
+
+
+PROMTOOL = "/usr/bin/promtool"
+"""Debian's Prometheus package (make deploy-deps, a prerequisite of make test)."""
 
 
 @pytest.fixture(scope="module")
@@ -77,6 +82,18 @@ def test_two_workers_share_the_port_and_both_serve(two_workers: tuple[ServerProc
     assert served - {server.proc.pid} == set(pids)
 
 
+def test_a_live_scrape_passes_promtool_check_metrics(two_workers: tuple[ServerProcess, Path]) -> None:
+    """Prometheus' own linter on what /metrics serves: names, types, units, _total on counters."""
+    server, _ = two_workers
+    _call_on_fresh_connection(server.target)
+    text = _scrape(server.metrics_url)
+    assert re.search(r'^tractor_rules_worker_busy_seconds_total\{pid="\d+"\} ', text, re.MULTILINE)
+    checked = subprocess.run(
+        [PROMTOOL, "check", "metrics"], input=text, capture_output=True, text=True, timeout=30, check=False
+    )
+    assert (checked.returncode, checked.stdout + checked.stderr) == (0, "")
+
+
 def test_metrics_endpoint_sums_the_workers(two_workers: tuple[ServerProcess, Path]) -> None:
     server, _ = two_workers
     before = _handled(_scrape(server.metrics_url))
@@ -93,7 +110,7 @@ def test_metrics_endpoint_sums_the_workers(two_workers: tuple[ServerProcess, Pat
     assert build == ["1.0"]  # one series, not one per worker
     restarts = r"^tractor_rules_worker_restarts_total 0\.0$"
     assert re.search(restarts, text, re.MULTILINE)  # there from the start, not from the first restart
-    busy = re.findall(r'^tractor_rules_worker_busy_seconds\{pid="(\d+)"\} (\S+)$', text, re.MULTILINE)
+    busy = re.findall(r'^tractor_rules_worker_busy_seconds_total\{pid="(\d+)"\} (\S+)$', text, re.MULTILINE)
     assert {int(pid) for pid, _ in busy} == set(server.serving["workers"])  # one series per worker
     assert sum(float(seconds) for _, seconds in busy) > 0
 
