@@ -149,6 +149,12 @@ def _check_knobs(max_items: int, max_wait: float) -> None:
         raise ValueError(f"max_wait must be 0..1 seconds, got {max_wait}")
 
 
+def _check_request(request: object) -> None:
+    """Refuse a wrong type in its caller's thread: once in a batch it would fail its batch-mates."""
+    if not isinstance(request, pb.ValidatePlayRequest):
+        raise TypeError(f"validate_play takes a ValidatePlayRequest, not {type(request).__name__}")
+
+
 def _batch_timeout(deadlines: Sequence[float | None], now: float) -> float | None:
     """The batch call's timeout: until the latest item deadline; none if one item has none."""
     if any(deadline is None for deadline in deadlines):
@@ -225,6 +231,7 @@ class PlayBatcher:
         self, request: pb.ValidatePlayRequest, timeout: float | None = None
     ) -> pb.ValidatePlayResponse:
         """ValidatePlay's answer for ``request``; raises its error (a ``grpc.RpcError``) as it would."""
+        _check_request(request)
         now = time.monotonic()
         item = _Item(request, None if timeout is None else now + timeout)
         full: list[_Item] = []
@@ -284,11 +291,11 @@ class PlayBatcher:
                 live.append(item)
         if not live:
             return
-        request = pb.ValidatePlaysRequest(items=[item.request for item in live])
-        timeout = _batch_timeout([item.deadline for item in live], now)
         try:
+            request = pb.ValidatePlaysRequest(items=[item.request for item in live])
+            timeout = _batch_timeout([item.deadline for item in live], now)
             future = self._call.future(request, timeout=timeout)
-        except Exception as error:  # a closed channel raises here, not in the future
+        except Exception as error:  # a closed channel raises here: fail the callers, keep the flusher
             for item in live:
                 item.answer.set_exception(BatchedRpcError(grpc.StatusCode.UNKNOWN, f"cannot call: {error}"))
             return
@@ -362,6 +369,7 @@ class AsyncPlayBatcher:
         self, request: pb.ValidatePlayRequest, timeout: float | None = None
     ) -> pb.ValidatePlayResponse:
         """ValidatePlay's answer for ``request``; raises its error (a ``grpc.RpcError``) as it would."""
+        _check_request(request)
         if self._closed:
             raise RuntimeError("the AsyncPlayBatcher is closed")
         loop = asyncio.get_running_loop()
@@ -402,9 +410,9 @@ class AsyncPlayBatcher:
             task.add_done_callback(self._in_flight.discard)
 
     async def _send(self, items: list[_AsyncItem], timeout: float | None) -> None:
-        request = pb.ValidatePlaysRequest(items=[item.request for item in items])
         answers: list[pb.ValidatePlayResponse | BatchedRpcError]
         try:
+            request = pb.ValidatePlaysRequest(items=[item.request for item in items])
             answers = _results(await self._call(request, timeout=timeout), len(items))
         except grpc.RpcError as error:
             answers = [BatchedRpcError.from_call(error) for _ in items]
