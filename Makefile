@@ -50,7 +50,7 @@ lint: $(INSTALLED) proto-check
 	$(BIN)/ruff format --check .
 
 typecheck: $(INSTALLED)
-	$(BIN)/mypy rules_core services protos/generate.py hardening
+	$(BIN)/mypy rules_core services protos/generate.py hardening tractor/rules/client.py
 
 unit: $(INSTALLED) $(GENERATED) deploy-deps
 	$(BIN)/pytest -n 2

@@ -13,12 +13,13 @@ LOADTEST_SMOKE_TIME ?= 5s
 LOADTEST_DISTRIBUTED_WORKERS ?= 2
 LOADTEST_ARGS ?=
 BENCH_ARGS ?=
+BENCH_BATCHING_ARGS ?=
 
 LOADTEST_INSTALLED := $(dir $(BIN)).installed-loadtest
 LOADTEST_PY := PYTHONPATH=$(CURDIR) $(BIN)/python
 CORPUS_FILES := loadtest/corpus/000.jsonl.gz loadtest/corpus/003.jsonl.gz loadtest/corpus/stress.jsonl.gz
 
-.PHONY: corpus loadtest loadtest-smoke bench loadtest-distributed
+.PHONY: corpus loadtest loadtest-smoke bench bench-batching loadtest-distributed
 
 $(LOADTEST_INSTALLED): pyproject.toml | $(INSTALLED)
 	$(BIN)/pip install -q --disable-pip-version-check -e . --group loadtest
@@ -39,6 +40,9 @@ loadtest-smoke: $(INSTALLED) $(LOADTEST_INSTALLED) $(CORPUS_FILES) $(GENERATED) 
 
 bench: $(INSTALLED) $(LOADTEST_INSTALLED) $(CORPUS_FILES) $(GENERATED)  ## service vs echo server, one async client
 	$(LOADTEST_PY) -m loadtest.bench $(BENCH_ARGS)
+
+bench-batching: $(INSTALLED) $(LOADTEST_INSTALLED) $(GENERATED)  ## ValidatePlay from 32 threads, unary vs PlayBatcher: calls/s, p50/p99, server CPU (about 30 s)
+	$(LOADTEST_PY) -m loadtest.bench_batching $(BENCH_BATCHING_ARGS)
 
 loadtest-distributed: $(INSTALLED) $(LOADTEST_INSTALLED) $(CORPUS_FILES) $(GENERATED)  ## Locust master + workers on this machine
 	loadtest/distributed.sh local $(LOADTEST_DISTRIBUTED_WORKERS) --time $(LOADTEST_TIME) $(LOADTEST_ARGS)
