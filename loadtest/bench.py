@@ -7,9 +7,9 @@ Locust tops out below the server, so the capacity of one service worker is measu
 * **echo**: a ``grpc.server`` with the service's thread pool size and options whose handlers answer each
   request with the very bytes the service answered it with (recorded in the warm-up). Same payload
   sizes both ways, no decoding, no rules: what the gRPC stack alone costs;
-* **echo+stack** (``--stack``, on by default): the echo, but decoding each request and encoding the
-  reply as protobuf through the service's own ``RpcInterceptor`` and metrics; the difference to the
-  service is then the servicer alone (conversions and rules).
+* **the ladder** (``loadtest.ladder``): the same ValidatePlay traffic through servers that each add one
+  layer of the service (protobuf, the servicer, the interceptor, the metrics), and as ``ValidatePlays``
+  batches: what each layer costs, and verdicts per server core, unary and batched, beside the echo.
 
 Phases: a warm-up pass over the whole mix that checks every verdict against the corpus and records the
 replies; closed-loop rounds (``--concurrency`` calls in flight), alternating the targets so that they
@@ -31,15 +31,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import base64
-import contextlib
 import json
 import os
-import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Awaitable, Callable, Sequence
-from concurrent import futures
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
@@ -59,7 +56,7 @@ from loadtest.replay import (
     method_path,
     read,
 )
-from loadtest.service import LOOPBACK, ROOT, ServiceProcess, process_tree_cpu, python_env
+from loadtest.service import ServiceProcess
 
 DEFAULT_SECONDS: Final = 6.0
 DEFAULT_ROUNDS: Final = 3
@@ -131,80 +128,6 @@ def echo_handlers(replies: dict[tuple[str, bytes], bytes], *, stack: bool) -> An
     return grpc.method_handlers_generic_handler(
         SERVICE.full_name, {m.name: handler(m.name) for m in SERVICE.methods}
     )
-
-
-def serve_echo(threads: int, *, stack: bool) -> int:
-    """The echo server process: read the replies file named on stdin, serve on a free loopback port
-    (printed on stdout) until stdin closes."""
-    replies = load_replies(Path(sys.stdin.readline().strip()))
-    interceptors = []
-    if stack:
-        from prometheus_client import CollectorRegistry  # noqa: PLC0415  # after PROMETHEUS_MULTIPROC_DIR
-
-        from services.interceptor import RpcInterceptor  # noqa: PLC0415
-        from services.metrics import Metrics  # noqa: PLC0415
-
-        interceptors.append(RpcInterceptor(Metrics(CollectorRegistry())))
-    server = grpc.server(
-        futures.ThreadPoolExecutor(max_workers=threads), interceptors=interceptors, options=SERVER_OPTIONS
-    )
-    server.add_generic_rpc_handlers([echo_handlers(replies, stack=stack)])
-    port = server.add_insecure_port(f"{LOOPBACK}:0")
-    server.start()
-    print(json.dumps({"port": port}), flush=True)
-    sys.stdin.read()  # the bench closes our stdin when it is done
-    server.stop(1).wait(5)
-    return 0
-
-
-class EchoProcess:
-    """An echo server in its own process (its own interpreter and GIL, like the service's worker).
-
-    Started before the bench opens any gRPC channel (forking a process that runs gRPC threads is
-    unsafe); it gets its replies later, with ``load``.
-    """
-
-    def __init__(self, threads: int, cpus: set[int] | None, metrics_dir: Path, *, stack: bool) -> None:
-        args = [sys.executable, "-m", "loadtest.bench", "--echo-server", "--threads", str(threads)]
-        if not stack:
-            args.append("--no-stack")
-        metrics_dir.mkdir(parents=True, exist_ok=True)
-        self.proc = subprocess.Popen(
-            args,
-            cwd=ROOT,
-            env=python_env(PROMETHEUS_MULTIPROC_DIR=str(metrics_dir)),
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            text=True,
-            preexec_fn=(lambda: os.sched_setaffinity(0, cpus)) if cpus else None,  # noqa: PLW1509
-        )
-        self.target = ""
-
-    def load(self, replies_path: Path) -> str:
-        """Hand over the replies; the echo server's ``127.0.0.1:PORT`` once it listens."""
-        assert self.proc.stdin is not None and self.proc.stdout is not None
-        self.proc.stdin.write(f"{replies_path}\n")
-        self.proc.stdin.flush()
-        line = self.proc.stdout.readline()
-        if not line:
-            raise RuntimeError("the echo server did not start")
-        self.target = f"{LOOPBACK}:{json.loads(line)['port']}"
-        return self.target
-
-    def cpu_seconds(self) -> float:
-        """CPU used so far by the echo server."""
-        return process_tree_cpu(self.proc.pid)
-
-    def stop(self) -> None:
-        """Close stdin (the stop signal) and wait; kill if it hangs."""
-        if self.proc.stdin is not None and not self.proc.stdin.closed:
-            with contextlib.suppress(BrokenPipeError):  # it may have died already
-                self.proc.stdin.close()
-        try:
-            self.proc.wait(15)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait(15)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -342,9 +265,7 @@ async def open_loop(
     return len(latencies), errors, latencies, time.perf_counter() - began
 
 
-async def measure(
-    name: str, mode: str, server: ServiceProcess | EchoProcess, run: Any, *args: Any, **kwargs: Any
-) -> Result:
+async def measure(name: str, mode: str, server: Any, run: Any, *args: Any, **kwargs: Any) -> Result:
     """Run one measurement, with the CPU both sides used during it."""
     server_before, client_before = server.cpu_seconds(), time.process_time()
     calls, errors, latencies, seconds = await run(*args, **kwargs)
@@ -383,9 +304,6 @@ def breakdown(capacity: dict[str, Result], cost: MixCost) -> list[str]:
         f"best service/echo ratio with everything but the engine free: "
         f"{echo:.0f} / ({echo:.0f} + {cost.engine:.0f}) = {echo / (echo + cost.engine):.2f}",
     ]
-    if "echo+stack" in per_call:
-        stack = per_call["echo+stack"] - echo
-        lines.insert(1, f"the interceptor, metrics and protobuf over the bare echo: {stack:.0f} µs")
     return lines
 
 
@@ -427,7 +345,7 @@ class Target:
     """A server under test and the client connected to it."""
 
     name: str
-    server: ServiceProcess | EchoProcess
+    server: Any
     client: Client | None = None
 
 
@@ -457,11 +375,10 @@ async def bench(args: argparse.Namespace) -> int:
                 workers=1, threads=args.threads, log_path=Path(tmp) / "service.log", cpus=server_cpus
             )
         )
-        targets = [Target("service", service)]
-        for name, with_stack in (("echo", False), ("echo+stack", True))[: 2 if args.stack else 1]:
-            echo = EchoProcess(args.threads, server_cpus, Path(tmp) / name, stack=with_stack)
-            stack.callback(echo.stop)
-            targets.append(Target(name, echo))
+        from loadtest import ladder  # noqa: PLC0415  # it builds on this module
+
+        rungs = ladder.start_rungs(stack, args.threads, server_cpus, Path(tmp))
+        targets = [Target("service", service), Target("echo", rungs["echo"])]
         if client_cpus:
             os.sched_setaffinity(0, client_cpus)  # only now: the servers keep their own CPU
         targets[0].client = Client(service.target, args.channels)
@@ -472,10 +389,10 @@ async def bench(args: argparse.Namespace) -> int:
             for call, reply in zip(calls, replies, strict=True):
                 row = [call.method, base64.b64encode(call.request).decode(), base64.b64encode(reply).decode()]
                 out.write(json.dumps(row) + "\n")
-        for target in targets[1:]:
-            assert isinstance(target.server, EchoProcess)
-            target.client = Client(target.server.load(replies_path), args.channels)
-            await warm_up(target.client, calls[: len(calls) // 4], args.concurrency)
+        for rung in rungs.values():
+            rung.load(replies_path)
+        targets[1].client = Client(rungs["echo"].target, args.channels)
+        await warm_up(targets[1].client, calls[: len(calls) // 4], args.concurrency)
         try:
             closed = await rounds(
                 targets,
@@ -501,6 +418,17 @@ async def bench(args: argparse.Namespace) -> int:
             for target in targets:
                 if target.client is not None:
                     await target.client.close()
+        plays = [call for call in calls if call.method == "ValidatePlay"]
+        where = await ladder.ladder(
+            rungs,
+            service,
+            plays=plays,
+            replies_path=replies_path,
+            rounds=args.rounds,
+            seconds=args.seconds,
+            channels=args.channels,
+            concurrency=args.concurrency,
+        )
     latency = {name: median(rs, lambda r: r.percentile(0.99)) for name, rs in opened.items()}
     print("\nevery round:")
     print(
@@ -526,6 +454,8 @@ async def bench(args: argparse.Namespace) -> int:
     print("\nwhere the time goes:")
     for line in breakdown(capacity, mix_costs([(call.method, call.request) for call in calls])):
         print(f"  {line}")
+    print()
+    print("\n".join(where))
     errors = sum(r.errors for rs in (*closed.values(), *opened.values()) for r in rs)
     if mismatches or errors:
         print(f"FAILED: {mismatches} wrong verdicts, {errors} failed calls", file=sys.stderr)
@@ -546,12 +476,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--threads", type=int, default=DEFAULT_THREADS, help="server thread pool")
     parser.add_argument("--load", type=float, default=DEFAULT_LOAD, help="open loop rate, share of capacity")
-    parser.add_argument("--no-stack", dest="stack", action="store_false", help="skip the echo+stack target")
     parser.add_argument("--no-pin", dest="pin", action="store_false", help="do not split the CPUs")
-    parser.add_argument("--echo-server", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    if args.echo_server:
-        return serve_echo(args.threads, stack=args.stack)
     return asyncio.run(bench(args))
 
 

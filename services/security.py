@@ -28,7 +28,6 @@ from grpc_health.v1 import health
 
 from services import logs
 from services.config import ServerConfig, env_name
-from services.interceptor import unauthenticated_status
 
 RETRY_POLICY: Final = {
     "methodConfig": [
@@ -148,6 +147,9 @@ def _refusal(kind: str, problem: str) -> Any:
     Its request is never decoded (identity deserializer): an unauthenticated caller costs no parsing.
     One handler per kind and problem (a handful), so the error interceptor wraps each once.
     """
+    # here, not at import: the CLI reads security before prometheus_client may be imported (services.cli)
+    from services.interceptor import unauthenticated_status  # noqa: PLC0415
+
     status = unauthenticated_status(problem)
 
     def abort(_request: Any, context: Any) -> Any:

@@ -44,10 +44,8 @@ def test_breakdown_prints_the_bounds_from_cpu_per_call() -> None:
     capacity = {
         "service": _result("service", 5_000, 1.0),  # 200 µs a call
         "echo": _result("echo", 20_000, 1.0),  # 50 µs
-        "echo+stack": _result("echo+stack", 12_500, 1.0),  # 80 µs
     }
     lines = breakdown(capacity, MixCost(servicer=50.0, engine=12.5))
-    assert lines[0] == "server CPU per call: service 200 µs, echo 50 µs, echo+stack 80 µs"
-    assert lines[1].endswith("over the bare echo: 30 µs")
+    assert lines[0] == "server CPU per call: service 200 µs, echo 50 µs"
     assert lines[-2].endswith("50 / (50 + 50) = 0.50")
     assert lines[-1].endswith("50 / (50 + 12) = 0.80")  # 12.5 printed rounded, the ratio exact

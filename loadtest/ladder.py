@@ -1,0 +1,251 @@
+"""Where a verdict's server CPU goes, rung by rung, and what batching buys (the end of ``make bench``).
+
+The same ValidatePlay traffic (every ValidatePlay call of the realistic mix) goes, closed loop, to a ladder
+of servers, each in its own process on the server CPU, each adding one layer of the real service:
+
+1. **echo**: answers each request with the service's reply bytes (no decoding): the bare gRPC stack;
+2. **echo+protobuf**: decodes each request and encodes the reply as protobuf;
+3. **servicer**: the real ``RulesServicer`` (conversions and rules), without interceptor or metrics;
+4. **+interceptor**: with the service's ``RpcInterceptor`` (statuses, deadlines, ceiling), no metrics;
+5. **+metrics**: and the service's metrics, in multiprocess mode as deployed;
+6. **service**: ``tractor-rules serve --workers 1`` itself (its pool, its security and logging setup).
+
+Each rung's server CPU per call (from /proc), and its difference to the rung below, says what that layer
+costs. Then the same plays go to the service as ``ValidatePlays`` batches: verdicts per second per server
+core for unary and batched traffic, side by side with the echo's requests per second per core. Medians of
+``--rounds`` rounds, the rungs interleaved so that they share the machine's noise.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import statistics
+import subprocess
+import sys
+from collections.abc import Sequence
+from concurrent import futures
+from contextlib import ExitStack
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+import grpc
+
+from loadtest.bench import Client, closed_loop, echo_handlers, load_replies
+from loadtest.replay import Call
+from loadtest.service import LOOPBACK, ROOT, ServiceProcess, process_tree_cpu, python_env
+from tractor.rules.v1 import rules_service_pb2 as pb
+
+RUNGS: Final = ("echo", "echo+protobuf", "servicer", "+interceptor", "+metrics")
+"""The in-house rungs; "service" is the real server."""
+BATCH_SIZES: Final = (16, 64)
+
+
+def _no_metrics(registry: Any) -> Any:
+    """The service's Metrics with every write a no-op: the rungs below "+metrics" pay for none."""
+    from services.metrics import Metrics  # noqa: PLC0415  # after PROMETHEUS_MULTIPROC_DIR
+
+    class NoMetrics(Metrics):
+        def count(self, counter: Any, *labels: str) -> None:
+            """No write."""
+
+        def rpc_started(self, service: str, method: str) -> None:
+            """No write."""
+
+        def rpc_handled(self, service: str, method: str, code: str, seconds: float) -> None:
+            """No write."""
+
+    return NoMetrics(registry)
+
+
+def serve_rung(rung: str, threads: int) -> int:
+    """One rung's server process: replies file on stdin, port on stdout, serve until stdin closes."""
+    from prometheus_client import CollectorRegistry  # noqa: PLC0415  # after PROMETHEUS_MULTIPROC_DIR
+
+    from services.interceptor import RpcInterceptor  # noqa: PLC0415
+    from services.metrics import Metrics  # noqa: PLC0415
+    from services.servicer import RulesServicer  # noqa: PLC0415
+    from tractor.rules.v1 import rules_service_pb2_grpc  # noqa: PLC0415
+
+    replies = load_replies(Path(sys.stdin.readline().strip()))
+    registry = CollectorRegistry()
+    metrics = Metrics(registry) if rung == "+metrics" else _no_metrics(registry)
+    interceptors = [RpcInterceptor(metrics)] if rung in ("+interceptor", "+metrics") else []
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=threads), interceptors=interceptors)
+    if rung.startswith("echo"):
+        server.add_generic_rpc_handlers([echo_handlers(replies, stack=rung == "echo+protobuf")])
+    else:
+        rules_service_pb2_grpc.add_RulesServiceServicer_to_server(RulesServicer(metrics), server)
+    port = server.add_insecure_port(f"{LOOPBACK}:0")
+    server.start()
+    print(json.dumps({"port": port}), flush=True)
+    sys.stdin.read()
+    server.stop(1).wait(5)
+    return 0
+
+
+class Rung:
+    """One rung's server process, pinned to the server CPUs."""
+
+    def __init__(self, rung: str, threads: int, cpus: set[int] | None, metrics_dir: Path) -> None:
+        self.rung = rung
+        metrics_dir.mkdir(parents=True, exist_ok=True)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "loadtest.ladder", "--serve", rung, "--threads", str(threads)],
+            cwd=ROOT,
+            env=python_env(PROMETHEUS_MULTIPROC_DIR=str(metrics_dir)),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            preexec_fn=(lambda: os.sched_setaffinity(0, cpus)) if cpus else None,  # noqa: PLW1509
+        )
+        self.target = ""
+
+    def load(self, replies_path: Path) -> str:
+        """Hand over the replies; ``127.0.0.1:PORT`` once the rung listens."""
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.proc.stdin.write(f"{replies_path}\n")
+        self.proc.stdin.flush()
+        line = self.proc.stdout.readline()
+        if not line:
+            raise RuntimeError(f"the {self.rung} server did not start")
+        self.target = f"{LOOPBACK}:{json.loads(line)['port']}"
+        return self.target
+
+    def cpu_seconds(self) -> float:
+        """CPU used so far by the rung's server."""
+        return process_tree_cpu(self.proc.pid)
+
+    def stop(self) -> None:
+        """Close stdin (the stop signal) and wait; kill if it hangs."""
+        if self.proc.stdin is not None and not self.proc.stdin.closed:
+            with contextlib.suppress(BrokenPipeError):
+                self.proc.stdin.close()
+        try:
+            self.proc.wait(15)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+
+
+@dataclass(frozen=True, slots=True)
+class Measured:
+    """One closed-loop round against one target."""
+
+    calls: int
+    verdicts: int
+    seconds: float
+    server_cpu: float
+
+    @property
+    def cpu_per_call_us(self) -> float:
+        """Server CPU per call, in µs."""
+        return self.server_cpu / self.calls * 1e6
+
+    @property
+    def verdicts_per_core_second(self) -> float:
+        """Verdicts per second of one server core."""
+        return self.verdicts / self.server_cpu
+
+
+def batches(plays: Sequence[Call], size: int) -> list[Call]:
+    """The plays as ValidatePlays calls of ``size`` items each."""
+    items = [pb.ValidatePlayRequest.FromString(call.request) for call in plays]
+    return [
+        Call("ValidatePlays", pb.ValidatePlaysRequest(items=items[i : i + size]).SerializeToString(), {})
+        for i in range(0, len(items) - size + 1, size)
+    ]
+
+
+async def _round(
+    target: Any, client: Client, calls: Sequence[Call], items: int, *, seconds: float, concurrency: int
+) -> Measured:
+    before = target.cpu_seconds()
+    done, errors, _latencies, elapsed = await closed_loop(
+        client, calls, concurrency=concurrency, seconds=seconds
+    )
+    if errors:
+        raise RuntimeError(f"{errors} calls failed")
+    return Measured(done, done * items, elapsed, target.cpu_seconds() - before)
+
+
+def start_rungs(stack: ExitStack, threads: int, cpus: set[int] | None, tmp: Path) -> dict[str, Rung]:
+    """Start every rung's process (before the bench opens any gRPC channel: no fork after that)."""
+    rungs = {}
+    for rung in RUNGS:
+        rungs[rung] = Rung(rung, threads, cpus, tmp / rung.strip("+"))
+        stack.callback(rungs[rung].stop)
+    return rungs
+
+
+async def ladder(
+    rungs: dict[str, Rung],
+    service: ServiceProcess,
+    *,
+    plays: Sequence[Call],
+    replies_path: Path,
+    rounds: int,
+    seconds: float,
+    channels: int,
+    concurrency: int,
+) -> list[str]:
+    """Measure the rungs, the service and its batches; the lines to print."""
+    with ExitStack():
+        targets: dict[str, tuple[Any, Client, Sequence[Call], int]] = {}
+        for rung, server in rungs.items():
+            targets[rung] = (server, Client(server.target or server.load(replies_path), channels), plays, 1)
+        targets["service"] = (service, Client(service.target, channels), plays, 1)
+        for size in BATCH_SIZES:
+            targets[f"service, {size} per batch"] = (
+                service,
+                Client(service.target, channels),
+                batches(plays, size),
+                size,
+            )
+        results: dict[str, list[Measured]] = {name: [] for name in targets}
+        for _ in range(rounds):
+            for name, (server, client, calls, items) in targets.items():
+                concurrent = concurrency if items == 1 else max(4, concurrency // 4)
+                results[name].append(
+                    await _round(server, client, calls, items, seconds=seconds, concurrency=concurrent)
+                )
+        for _, client, _, _ in targets.values():
+            await client.close()
+    median = {name: statistics.median(r.cpu_per_call_us for r in rs) for name, rs in results.items()}
+    per_core = {
+        name: statistics.median(r.verdicts_per_core_second for r in rs) for name, rs in results.items()
+    }
+    echo, unary = median["echo"], per_core["service"]
+    lines = [f"the ladder: ValidatePlay, closed loop, median of {rounds} rounds (server CPU per call)"]
+    below = 0.0
+    for name in (*RUNGS, "service"):
+        step = f"+{median[name] - below:.0f} µs" if below else ""
+        lines.append(f"  {name:<14} {median[name]:6.0f} µs  {median[name] / echo:4.2f} × echo  {step}")
+        below = median[name]
+    lines.append(f"unary server CPU per call, service / echo: {median['service'] / echo:.2f}")
+    lines.append("verdicts per second per server core:")
+    lines.append(f"  echo (requests)         {1e6 / echo:8.0f}")
+    lines.append(f"  service, unary          {unary:8.0f}")
+    for size in BATCH_SIZES:
+        name = f"service, {size} per batch"
+        lines.append(
+            f"  {name:<23} {per_core[name]:8.0f}  ({per_core[name] / unary:.1f} × unary, "
+            f"{per_core[name] / (1e6 / echo):.1f} × echo)"
+        )
+    return lines
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m loadtest.ladder --serve RUNG``: one rung's server (the bench starts them)."""
+    import argparse  # noqa: PLC0415
+
+    parser = argparse.ArgumentParser(prog="loadtest.ladder", description=__doc__.splitlines()[0])
+    parser.add_argument("--serve", choices=RUNGS, required=True)
+    parser.add_argument("--threads", type=int, default=8)
+    args = parser.parse_args(argv)
+    return serve_rung(args.serve, args.threads)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
