@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import Any
 
 import grpc
 from google.protobuf import json_format
@@ -32,6 +33,10 @@ CONTRACT = Path(__file__).resolve().parent
 KINDS = (".request.json", ".response.json", ".error.json")
 _DETAILS = (error_details_pb2.BadRequest, error_details_pb2.ErrorInfo)
 """Imported so that the default pool resolves the ``Any`` details of an error (their ``@type``)."""
+PROSE_KEYS = frozenset({"message", "description"})
+"""JSON keys of human-readable text at any depth (``message`` fields, FieldViolation descriptions)."""
+PROSE_TOP = {"SuggestPlay": frozenset({"reason"})}
+"""Per method, top-level keys of its response that are prose too."""
 
 
 def kind(path: Path) -> str:
@@ -59,6 +64,21 @@ def canonical(message: Message) -> str:
 def parse(path: Path) -> Message:
     """A golden as its message; unknown fields are an error."""
     return json_format.Parse(path.read_text(encoding="utf-8"), message_type(path)())
+
+
+def comparable(tree: Any, top: frozenset[str] = frozenset()) -> Any:
+    """A parsed golden or answer with every non-empty prose string replaced by a marker, so that prose
+    is compared for presence only (the README's comparison rules); ``top``: prose keys of the root."""
+    if isinstance(tree, list):
+        return [comparable(item) for item in tree]
+    if isinstance(tree, dict):
+        return {
+            key: "<text>"
+            if (key in PROSE_KEYS or key in top) and isinstance(value, str) and value
+            else comparable(value)
+            for key, value in tree.items()
+        }
+    return tree
 
 
 def goldens() -> list[Path]:

@@ -7,7 +7,6 @@ with its golden as parsed JSON, human-readable text for presence only.
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -15,16 +14,10 @@ import pytest
 from google.protobuf.message import Message
 from wire import Live
 
+from tests.contract import canonicalize
 from tractor.rules.v1 import rules_service_pb2 as pb
 
-CONTRACT = Path(__file__).resolve().parents[1] / "contract"
-sys.path.insert(0, str(CONTRACT))
-import canonicalize  # noqa: E402 (tests/contract is no package)
-
-PROSE_KEYS = {"message", "description"}
-"""JSON keys of human-readable text at any depth (``message`` fields, FieldViolation descriptions)."""
-PROSE_TOP = {"SuggestPlay": {"reason"}}
-"""Per method, top-level keys of the response that are prose too."""
+CONTRACT = canonicalize.CONTRACT
 
 
 def _cases() -> list[Any]:
@@ -32,20 +25,6 @@ def _cases() -> list[Any]:
         pytest.param(path, id=f"{path.parent.name}/{path.name.removesuffix('.request.json')}")
         for path in sorted(CONTRACT.glob("*/*.request.json"))
     ]
-
-
-def blank_prose(tree: Any, top: frozenset[str] = frozenset()) -> Any:
-    """``tree`` with every non-empty prose string replaced by a marker: only its presence is compared."""
-    if isinstance(tree, list):
-        return [blank_prose(item) for item in tree]
-    if isinstance(tree, dict):
-        return {
-            key: "<text>"
-            if (key in PROSE_KEYS or key in top) and isinstance(value, str) and value
-            else blank_prose(value)
-            for key, value in tree.items()
-        }
-    return tree
 
 
 def as_json(message: Message) -> Any:
@@ -74,5 +53,5 @@ def test_golden_pair(live: Live, request_path: Path) -> None:
     suffix, answer = canonicalize.outcome(live.channel, method, canonicalize.parse(request_path))
     assert suffix == (".error.json" if error_path.exists() else ".response.json")
     expected = json.loads((error_path if error_path.exists() else response_path).read_text(encoding="utf-8"))
-    top = frozenset(PROSE_TOP.get(method, ())) if suffix == ".response.json" else frozenset()
-    assert blank_prose(as_json(answer), top) == blank_prose(expected, top)
+    top = canonicalize.PROSE_TOP.get(method, frozenset()) if suffix == ".response.json" else frozenset()
+    assert canonicalize.comparable(as_json(answer), top) == canonicalize.comparable(expected, top)
