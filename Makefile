@@ -4,12 +4,14 @@ VENV := .venv
 BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
 
-.PHONY: bench-servicer run serve protos proto-check proto-baseline test lint typecheck unit bench-core demo clean
+.PHONY: bench-servicer run serve protos proto-check proto-baseline test lint typecheck unit bench-core demo clean node-deps
 
 # The rules contract: protos/ is the source, tractor/rules/v1/ the generated (committed) Python code.
 PROTOS := $(wildcard protos/tractor/rules/v1/*.proto)
 GENERATED := $(patsubst protos/%.proto,%_pb2.py,$(PROTOS))
 PROTO_BASELINE := protos/baseline.binpb
+# The Node.js contract client (tests/node): its npm packages, exactly as locked.
+NODE_CLIENT_MODULES := tests/node/node_modules/.package-lock.json
 
 include deploy/deploy.mk
 include loadtest/loadtest.mk
@@ -50,10 +52,18 @@ lint: $(INSTALLED) proto-check
 	$(BIN)/ruff format --check .
 
 typecheck: $(INSTALLED)
-	$(BIN)/mypy rules_core services protos/generate.py hardening tractor/rules/client.py
+	$(BIN)/mypy rules_core services protos/generate.py protos/plugins hardening tests/contract/canonicalize.py tractor/rules/client.py
 
-unit: $(INSTALLED) $(GENERATED) deploy-deps
+unit: $(INSTALLED) $(GENERATED) deploy-deps node-deps
 	$(BIN)/pytest -n 2
+
+node-deps: $(NODE_CLIENT_MODULES)  ## the Node.js contract client's packages (tests/node, npm ci)
+
+# @grpc/grpc-js, @bufbuild/protobuf, protoc-gen-es and TypeScript as locked (Debian's nodejs/npm if none).
+$(NODE_CLIENT_MODULES): tests/node/package.json tests/node/package-lock.json
+	command -v npm > /dev/null || { $(DEPLOY_APT) update -qq && $(DEPLOY_APT) install -y -qq --no-install-recommends nodejs npm; }
+	cd tests/node && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
 
 bench-core: $(INSTALLED)  ## rules_core speed: medians against targets
 	$(BIN)/python -m benchmarks.bench_core
