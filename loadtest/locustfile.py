@@ -38,7 +38,7 @@ from locust import events, task
 from locust.env import Environment
 from locust.runners import WorkerRunner
 
-from loadtest.replay import Call, Script, corpus_path, cycle_from, read
+from loadtest.replay import Call, Script, batched, corpus_path, cycle_from, read
 
 DEFAULT_THINK_TIME: Final = 0.1
 DEFAULT_MAX_FAIL_RATIO: Final = 0.05
@@ -173,3 +173,32 @@ class StressThrows(TableUser):
 
     weight = 1
     kind = "stress"
+
+
+BATCH_ITEMS: Final = 32
+"""Plays per ValidatePlays call of a multiplexing backend."""
+
+
+@functools.cache
+def batches(size: int) -> list[Script]:
+    """Every table's ValidatePlay calls, both frontends, gathered ``size`` per ValidatePlays call."""
+    calls = [call for kind in ("000", "003") for script in corpus(kind) for call in script.calls]
+    return [Script(f"batch/{i}", (call,)) for i, call in enumerate(batched(calls, "ValidatePlay", size))]
+
+
+class BatchingBackend(GrpcUser):
+    """A game backend that serves many tables and sends their plays in ValidatePlays batches of 32, each
+    item checked against the rules' answer (``results.<i>.response.*``)."""
+
+    weight = 1
+    wait_time = think_time
+
+    def on_start(self) -> None:
+        """Start at a random batch so that backends do not move in lockstep."""
+        scripts = batches(BATCH_ITEMS)
+        self._batches = cycle_from(scripts, random.randrange(len(scripts)))
+
+    @task
+    def next_batch(self) -> None:
+        """The next batch of plays."""
+        self.send(next(self._batches).calls[0])

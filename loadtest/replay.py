@@ -156,6 +156,28 @@ def check(method: str, response: Message, expect: Mapping[str, Any]) -> None:
             raise VerdictMismatchError(f"{path} is {actual!r}, the rules say {expected!r}")
 
 
+def batched(calls: Iterable[Call], method: str, size: int) -> list[Call]:
+    """``method``'s calls of ``calls`` gathered ``size`` at a time into its batch RPC (``ValidatePlay`` ->
+    ``ValidatePlays``), each item's expected fields kept under ``results.<i>.response.``: what a backend
+    that multiplexes many tables sends. A last, partial batch is dropped."""
+    plural = f"{method}s"
+    if plural not in RESPONSES:
+        raise ValueError(f"{method} has no batch RPC")
+    items = [call for call in calls if call.method == method]
+    request_type, batch_type = REQUESTS[method], REQUESTS[plural]
+    batches = []
+    for start in range(0, len(items) - size + 1, size):
+        chunk = items[start : start + size]
+        batch = batch_type(items=[request_type.FromString(call.request) for call in chunk])
+        expect = {
+            f"results.{i}.response.{key}": value
+            for i, call in enumerate(chunk)
+            for key, value in call.expect.items()
+        }
+        batches.append(Call(plural, batch.SerializeToString(deterministic=True), expect))
+    return batches
+
+
 def cycle_from(scripts: list[Script], start: int) -> Iterator[Script]:
     """Scripts in corpus order from ``start``, round and round: a table plays its hands in order."""
     index = start % len(scripts)

@@ -66,12 +66,15 @@ def generate(out: Path) -> None:
 
 
 def _files(root: Path) -> dict[Path, bytes]:
-    """Every generated file under ``root/tractor``, keyed by its path relative to ``root``."""
-    return {
-        path.relative_to(root): path.read_bytes()
-        for path in sorted((root / PACKAGE).rglob("*"))
+    """Every generated file (``tractor/rules/v1/`` and the package markers), keyed by its path relative to
+    ``root``; hand-written modules beside them (``tractor/rules/client.py``) are not generated."""
+    generated = [
+        path
+        for path in sorted((root / PACKAGE / "rules" / "v1").rglob("*"))
         if path.is_file() and "__pycache__" not in path.parts
-    }
+    ]
+    generated += [root / marker for marker in _MARKERS if (root / marker).is_file()]
+    return {path.relative_to(root): path.read_bytes() for path in sorted(set(generated))}
 
 
 def stale_files() -> list[str]:

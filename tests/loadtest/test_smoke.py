@@ -73,6 +73,15 @@ def test_smoke_has_traffic_and_no_failures(service: ServiceProcess, corpus: Path
     assert (tmp_path / "smoke_stats.csv").exists()
 
 
+def test_a_backend_sending_batches(service: ServiceProcess, corpus: Path, tmp_path: Path) -> None:
+    """The multiplexing backend alone: ValidatePlays of 32 plays, every item checked, no failure."""
+    code, summary = run_locust(service, corpus, tmp_path, "--time", "4s", "--", "BatchingBackend")
+    assert code == 0, summary["errors"]
+    assert summary["methods"]["ValidatePlays"]["requests"] > 0
+    assert summary["failures"] == 0, summary["errors"]
+    assert set(summary["methods"]) == {"ValidatePlays"}
+
+
 def test_a_wrong_expected_verdict_is_a_failure(service: ServiceProcess, corpus: Path, tmp_path: Path) -> None:
     wrong = tmp_path / "wrong-corpus"
     for kind in KINDS:  # every trick's winner moved one seat on: the service is right, the corpus is not
