@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
 
-.PHONY: bench-servicer run serve protos proto-check proto-baseline test lint typecheck unit bench-core demo clean
+.PHONY: run serve protos proto-check proto-baseline test lint typecheck unit demo clean
 
 # The rules contract: protos/ is the source, tractor/rules/v1/ the generated (committed) Python code.
 PROTOS := $(wildcard protos/tractor/rules/v1/*.proto)
@@ -13,7 +13,7 @@ PROTO_BASELINE := protos/baseline.binpb
 
 include deploy/deploy.mk
 include loadtest/loadtest.mk
-include services/hardening.mk
+include loadtest/hardening.mk
 
 $(INSTALLED): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -50,16 +50,10 @@ lint: $(INSTALLED) proto-check
 	$(BIN)/ruff format --check .
 
 typecheck: $(INSTALLED)
-	$(BIN)/mypy rules_core services protos/generate.py hardening
+	$(BIN)/mypy rules_core services protos/generate.py loadtest
 
 unit: $(INSTALLED) $(GENERATED) deploy-deps
 	$(BIN)/pytest -n 2
-
-bench-core: $(INSTALLED)  ## rules_core speed: medians against targets
-	$(BIN)/python -m benchmarks.bench_core
-
-bench-servicer: $(INSTALLED) $(GENERATED)  ## the service's own cost per ValidatePlay, without the network
-	$(BIN)/python -m benchmarks.bench_servicer
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache

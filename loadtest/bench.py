@@ -47,7 +47,7 @@ from typing import Any, Final
 
 import grpc
 
-from benchmarks.bench_servicer import MixCost, mix_costs
+from loadtest.bench_servicer import MixCost, mix_costs
 from loadtest.replay import (
     REQUESTS,
     RESPONSES,

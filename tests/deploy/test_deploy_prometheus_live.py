@@ -2,7 +2,7 @@
 
 One module-wide stack on 127.0.0.1: ``tractor-rules serve`` with two workers, Debian's Prometheus
 scraping it every second with the shipped scrape config and rules (evaluated every second), and a
-short deterministic load (``deploy_load``) that reaches every RPC and every outcome the dashboard
+short deterministic load (``loadtest.deploy_load``) that reaches every RPC and every outcome the dashboard
 shows. Then every recording rule and every dashboard panel query (Grafana variables substituted as
 Grafana would) must return data through the HTTP API. Every wait is bounded; every process is stopped.
 """
@@ -29,10 +29,10 @@ from typing import Any, Final
 
 import pytest
 import yaml
-from deploy_load import corpus, drive
 from deploy_support import DASHBOARD, DEPLOY, PROMETHEUS_DIR, load_yaml, prometheus
 
-from hardening.server import ServerProcess
+from loadtest.deploy_load import corpus, drive
+from loadtest.server import ServerProcess
 from tractor.rules.v1 import rules_service_pb2
 
 LOAD_SECONDS: Final = 8.0

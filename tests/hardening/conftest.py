@@ -12,9 +12,9 @@ import pytest
 import tlscerts
 from google.protobuf.message import Message
 
-from hardening import corpus
+from loadtest.hardening import corpus
 
-PLUGIN = "hardening.pytest_plugin"
+PLUGIN = "loadtest.hardening.pytest_plugin"
 
 
 @pytest.fixture(scope="module")

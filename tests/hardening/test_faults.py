@@ -31,9 +31,9 @@ from inproc import SLOW, config, running
 from prometheus_client import CollectorRegistry
 from prometheus_client.multiprocess import MultiProcessCollector
 
-from hardening import corpus
-from hardening.server import ROOT, ServerProcess
+from loadtest.hardening import corpus
 from loadtest.replay import SERVICE, method_path
+from loadtest.server import ROOT, ServerProcess
 from services.security import RETRY_POLICY
 from tractor.rules.v1 import rules_service_pb2_grpc
 

@@ -1,7 +1,7 @@
 """The fuzz run: 100,000 seeded requests through ``tractor-rules serve`` (two workers), and Hypothesis-drawn
 messages of every request type through an in-process server.
 
-The big run is :func:`hardening.fuzz.fuzz`, the same code as ``make fuzz``: random, boundary,
+The big run is :func:`loadtest.hardening.fuzz.fuzz`, the same code as ``make fuzz``: random, boundary,
 inconsistent and corrupted requests over real channels; no INTERNAL, no hang, every INVALID_ARGUMENT
 naming a field of the request, health SERVING throughout, no worker crashed or replaced, no INTERNAL
 in ``/metrics``, no error in the server's log. Its summary (with the request count) is printed at the
@@ -21,10 +21,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from inproc import Running, config, running
 
-from hardening import corpus, fuzz
-from hardening.judge import Outcome, judge
-from hardening.messages import descriptor_of
 from loadtest import replay
+from loadtest.hardening import corpus, fuzz
+from loadtest.hardening.judge import Outcome, judge
+from loadtest.hardening.messages import descriptor_of
 
 REQUESTS = max(100_000, int(os.environ.get("TRACTOR_FUZZ_REQUESTS", "100000")))
 

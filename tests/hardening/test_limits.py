@@ -17,7 +17,7 @@ from google.protobuf.message import Message
 from google.rpc import error_details_pb2, status_pb2
 from inproc import SLOW, Running, config, running
 
-from hardening.judge import STATUS_DETAILS, Outcome
+from loadtest.hardening.judge import STATUS_DETAILS, Outcome
 from services import logs
 from services.convert import MAX_CARDS
 from services.interceptor import WORK_CEILING

@@ -8,8 +8,8 @@ import pytest
 from google.protobuf.message import DecodeError, Message
 from inproc import config, running
 
-from hardening.hostile import delimited, varint
-from hardening.judge import Outcome
+from loadtest.hardening.hostile import delimited, varint
+from loadtest.hardening.judge import Outcome
 from services.wireformat import MAX_DEPTH, locate
 from tractor.rules.v1 import rules_service_pb2 as pb
 

@@ -6,8 +6,8 @@ from typing import Any
 
 from prometheus_client import CollectorRegistry
 
-from benchmarks.bench_servicer import MixCost, StubContext, mix_costs, recording
 from loadtest.bench import Result, breakdown
+from loadtest.bench_servicer import MixCost, StubContext, mix_costs, recording
 from loadtest.corpus import table_scripts
 from loadtest.replay import REQUESTS
 from services import servicer as servicer_module

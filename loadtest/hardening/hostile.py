@@ -6,8 +6,8 @@ seats, deeply inconsistent tricks and hand records, corrupt encodings, 200-deep 
 preset name. Each case names the status and the field (with its reason) the service must answer; a
 rule outcome (an illegal play, an audit finding) is an OK answer with the verdict in the response.
 
-    python -m hardening.hostile --target 127.0.0.1:50051     # against a running server
-    python -m hardening.hostile                              # starts tractor-rules serve itself
+    python -m loadtest.hardening.hostile --target 127.0.0.1:50051     # against a running server
+    python -m loadtest.hardening.hostile                              # starts tractor-rules serve itself
 """
 
 from __future__ import annotations
@@ -22,11 +22,11 @@ from typing import Any, Final
 import grpc
 from google.protobuf.message import Message
 
-from hardening import corpus
-from hardening.judge import Outcome, judge
-from hardening.messages import descriptor_of
-from hardening.server import ServerProcess
+from loadtest.hardening import corpus
+from loadtest.hardening.judge import Outcome, judge
+from loadtest.hardening.messages import descriptor_of
 from loadtest.replay import REQUESTS, RESPONSES, method_path
+from loadtest.server import ServerProcess
 from tractor.rules.v1 import rules_service_pb2 as pb
 
 TIMEOUT: Final = 10.0
@@ -501,7 +501,9 @@ def run(target: str) -> list[Result]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m hardening.hostile", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m loadtest.hardening.hostile", description=__doc__.split("\n\n")[0]
+    )
     parser.add_argument("--target", help="host:port of a running server (default: start one)")
     args = parser.parse_args(argv)
     if args.target:

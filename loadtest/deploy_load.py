@@ -7,7 +7,7 @@ requests (non-OK codes). The corpus is built from seeded self-play hands (``rule
 the same seeds always give the same requests, and replayed from a few threads until a time limit.
 
 Run by hand against a server, from the repository root:
-``.venv/bin/python -m tests.deploy.deploy_load --target 127.0.0.1:50051 --seconds 10``.
+``.venv/bin/python -m loadtest.deploy_load --target 127.0.0.1:50051 --seconds 10``.
 It is not the capacity tool (that is the Locust tooling in ``loadtest/``): it favours coverage over realism.
 """
 
@@ -47,7 +47,7 @@ THROW_STYLE: Final = Style(throw_rate=0.7, overturn_rate=0.5)
 SCORES: Final = (0, 20, 40, 60, 80, 120, 160, 200)
 """Attackers' scores that land in different settlement bands (R9)."""
 RPC_TIMEOUT: Final = 5.0
-ROOT: Final = Path(__file__).resolve().parents[2]
+ROOT: Final = Path(__file__).resolve().parents[1]
 CONTRACT_DIR: Final = ROOT / "tests" / "contract"
 CONTRACTS: Final[dict[Suit | None, t.Contract.ValueType]] = {
     Suit.S: t.CONTRACT_SPADES,

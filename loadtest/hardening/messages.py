@@ -29,7 +29,7 @@ from typing import Any, Final
 from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import DecodeError, Message
 
-from hardening.corpus import Call
+from loadtest.hardening.corpus import Call
 from loadtest.replay import REQUESTS
 from tractor.rules.v1 import types_pb2 as t
 

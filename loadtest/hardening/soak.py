@@ -1,6 +1,6 @@
 """``make soak``: realistic load on a multi-process server for a while; errors, p99 drift, memory growth.
 
-Tables replay self-played hands (:mod:`hardening.corpus`) the way game backends call the service: one
+Tables replay self-played hands (:mod:`loadtest.hardening.corpus`) the way game backends call the service: one
 call at a time per table, in play order, every answer checked against the engine's own. The offered
 rate is paced (default 400 calls/s over 16 tables: well below saturation on a small machine, so that
 latency measures the service, not a queue). Every interval the driver samples each worker's resident
@@ -11,8 +11,8 @@ median of its first three; p99 drift is the median p99 of the last third of the 
 first third's. The run fails (exit 1) on any error (a failed call or a wrong answer), a worker that
 died or was replaced, or a worker growing by ``--max-growth`` (5%) or more.
 
-    python -m hardening.soak --seconds 600          # make soak (SOAK_SECONDS=600)
-    python -m hardening.soak --seconds 20 --warmup 5  # the CI version
+    python -m loadtest.hardening.soak --seconds 600          # make soak (SOAK_SECONDS=600)
+    python -m loadtest.hardening.soak --seconds 20 --warmup 5  # the CI version
 """
 
 from __future__ import annotations
@@ -29,9 +29,9 @@ from typing import Any, Final
 
 import grpc
 
-from hardening import corpus
-from hardening.server import ServerProcess, rss_kib
+from loadtest.hardening import corpus
 from loadtest.replay import RESPONSES, method_path
+from loadtest.server import ServerProcess, rss_kib
 
 DEFAULT_SECONDS: Final = 600.0
 DEFAULT_RATE: Final = 400.0
@@ -267,7 +267,9 @@ def soak(
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m hardening.soak", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m loadtest.hardening.soak", description=__doc__.split("\n\n")[0]
+    )
     parser.add_argument("--seconds", type=float, default=DEFAULT_SECONDS, help="how long to load the server")
     parser.add_argument("--warmup", type=float, help="seconds before memory and latency are measured")
     parser.add_argument("--rate", type=float, default=DEFAULT_RATE, help="calls per second, all tables")
