@@ -59,7 +59,15 @@ from loadtest.replay import (
     method_path,
     read,
 )
-from loadtest.service import LOOPBACK, ROOT, ServiceProcess, process_tree_cpu, python_env
+from loadtest.server import (
+    LOOPBACK,
+    ROOT,
+    ServerProcess,
+    load_flags,
+    pinned,
+    process_tree_cpu,
+    python_env,
+)
 
 DEFAULT_SECONDS: Final = 6.0
 DEFAULT_ROUNDS: Final = 3
@@ -176,7 +184,7 @@ class EchoProcess:
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,
-            preexec_fn=(lambda: os.sched_setaffinity(0, cpus)) if cpus else None,  # noqa: PLW1509
+            preexec_fn=pinned(cpus),  # noqa: PLW1509  # the child only sets its affinity, then execs
         )
         self.target = ""
 
@@ -343,7 +351,7 @@ async def open_loop(
 
 
 async def measure(
-    name: str, mode: str, server: ServiceProcess | EchoProcess, run: Any, *args: Any, **kwargs: Any
+    name: str, mode: str, server: ServerProcess | EchoProcess, run: Any, *args: Any, **kwargs: Any
 ) -> Result:
     """Run one measurement, with the CPU both sides used during it."""
     server_before, client_before = server.cpu_seconds(), time.process_time()
@@ -427,7 +435,7 @@ class Target:
     """A server under test and the client connected to it."""
 
     name: str
-    server: ServiceProcess | EchoProcess
+    server: ServerProcess | EchoProcess
     client: Client | None = None
 
 
@@ -453,8 +461,8 @@ async def bench(args: argparse.Namespace) -> int:
     print(f"servers on CPUs {sorted(server_cpus or [])}, client on {sorted(client_cpus or [])}")
     with tempfile.TemporaryDirectory(prefix="tractor-bench-") as tmp, ExitStack() as stack:
         service = stack.enter_context(
-            ServiceProcess(
-                workers=1, threads=args.threads, log_path=Path(tmp) / "service.log", cpus=server_cpus
+            ServerProcess(
+                *load_flags(threads=args.threads), log_path=Path(tmp) / "service.log", cpus=server_cpus
             )
         )
         targets = [Target("service", service)]

@@ -227,7 +227,7 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
         finally:
             server.close()
     finally:
-        service.terminate(STOP_TIMEOUT)
+        service.stop(STOP_TIMEOUT)
 
 
 def test_load_reaches_every_rpc(stack: Stack) -> None:

@@ -11,7 +11,7 @@ from contextlib import ExitStack
 import pytest
 from prometheus_client import CollectorRegistry
 
-from loadtest.service import ROOT, python_env
+from loadtest.server import ROOT, python_env
 from services.config import ServerConfig
 from services.server import create_server
 

@@ -24,7 +24,7 @@ from loadtest.replay import (
     read,
     write,
 )
-from loadtest.service import ROOT, python_env
+from loadtest.server import ROOT, python_env
 from tractor.rules.v1 import rules_service_pb2 as pb
 from tractor.rules.v1 import types_pb2 as t
 
