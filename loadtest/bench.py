@@ -48,17 +48,8 @@ from typing import Any, Final
 import grpc
 
 from loadtest.bench_servicer import MixCost, mix_costs
-from loadtest.replay import (
-    REQUESTS,
-    RESPONSES,
-    SERVICE,
-    Call,
-    VerdictMismatchError,
-    check,
-    corpus_path,
-    method_path,
-    read,
-)
+from loadtest.contract import REQUESTS, RESPONSES, SERVICE, method_path
+from loadtest.replay import Call, VerdictMismatchError, check, corpus_path, read
 from loadtest.server import (
     LOOPBACK,
     ROOT,

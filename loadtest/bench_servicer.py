@@ -25,7 +25,7 @@ from typing import Any
 from google.protobuf import json_format
 from prometheus_client import CollectorRegistry
 
-from loadtest.replay import REQUESTS
+from loadtest.contract import REQUESTS
 from services import servicer as servicer_module
 from services.metrics import Metrics
 from services.servicer import RulesServicer

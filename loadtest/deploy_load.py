@@ -3,12 +3,14 @@
 The deploy tests need every dashboard panel and every recording rule to return data, so the load must
 produce every series the dashboard reads: legal and illegal plays, throws that succeed and fail, tricks
 won each way, settlements in several bands, penalties in every phase, every preset, and some malformed
-requests (non-OK codes). The corpus is built from seeded self-play hands (``rules_core.selfplay``), so
-the same seeds always give the same requests, and replayed from a few threads until a time limit.
+requests (non-OK codes). The hands come from the harness's one corpus (:mod:`loadtest.corpus`, seeded
+self-play, with a :data:`MIX` rich in throws and illegal attempts), so the same seeds always give the
+same requests, and they are replayed from a few threads until a time limit.
 
 Run by hand against a server, from the repository root:
 ``.venv/bin/python -m loadtest.deploy_load --target 127.0.0.1:50051 --seconds 10``.
-It is not the capacity tool (that is the Locust tooling in ``loadtest/``): it favours coverage over realism.
+It is not the capacity tool (that is the Locust tooling, ``make loadtest``): it favours coverage over
+realism.
 """
 
 from __future__ import annotations
@@ -19,203 +21,51 @@ import sys
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Final
+from typing import Final
 
 import grpc
 from google.protobuf import json_format
 from google.protobuf.message import Message
 
-from rules_core.bidding import resolve_declarations
-from rules_core.cards import NUM_FACES, PLAYERS, Hand, Suit, add, remove
-from rules_core.follow import check_follow
-from rules_core.rules import PRESETS, Rules
-from rules_core.selfplay import Style, play_hand
-from rules_core.trick import resolve_trick
-from rules_core.trump import TrumpContext, trump_context
-from rules_core.verdicts import Illegal
+from loadtest.contract import REQUESTS, method_path
+from loadtest.corpus import Mix, hand_script, rank
+from loadtest.replay import Call
+from rules_core.rules import PRESETS
+from rules_core.selfplay import Style
 from tractor.rules.v1 import rules_service_pb2 as pb
-from tractor.rules.v1 import rules_service_pb2_grpc
 from tractor.rules.v1 import types_pb2 as t
 
 SEEDS: Final = (11, 12)
 """Self-play hands per preset: two give every trick outcome and both throw outcomes."""
-THROW_STYLE: Final = Style(throw_rate=0.7, overturn_rate=0.5)
-"""Leaders try many throws, so both throw outcomes show up in a couple of hands."""
+MIX: Final = Mix(
+    style=Style(throw_rate=0.7, overturn_rate=0.5),
+    illegal_follow_rate=0.25,
+    illegal_lead_rate=0.1,
+    bad_declaration_rate=0.5,
+    bad_bury_rate=0.5,
+    forced_quit_rate=0.5,
+    turns_every=1,
+    batches=True,
+)
+"""Leaders try many throws (both throw outcomes show up in a couple of hands), many illegal attempts,
+ListLegalPlays and SuggestPlay in every trick, and the batch RPCs."""
 SCORES: Final = (0, 20, 40, 60, 80, 120, 160, 200)
 """Attackers' scores that land in different settlement bands (R9)."""
 RPC_TIMEOUT: Final = 5.0
 ROOT: Final = Path(__file__).resolve().parents[1]
 CONTRACT_DIR: Final = ROOT / "tests" / "contract"
-CONTRACTS: Final[dict[Suit | None, t.Contract.ValueType]] = {
-    Suit.S: t.CONTRACT_SPADES,
-    Suit.H: t.CONTRACT_HEARTS,
-    Suit.C: t.CONTRACT_CLUBS,
-    Suit.D: t.CONTRACT_DIAMONDS,
-    None: t.CONTRACT_NO_TRUMP,
-}
 
 
-@dataclass(frozen=True, slots=True)
-class Call:
-    """One request of the corpus: the RPC's name on the stub and its message."""
-
-    method: str
-    request: Message
-
-
-def card_values(faces: Sequence[int]) -> list[t.Card.ValueType]:
-    """Engine faces (0..53) to ``Card`` enum numbers (face + 1).
-
-    >>> card_values([0, 53])
-    [1, 54]
-    """
-    return [t.Card.ValueType(face + 1) for face in faces]
-
-
-def hand_values(hand: Hand) -> list[t.Card.ValueType]:
-    """A count vector as a list of ``Card`` enum numbers, with repeats."""
-    return card_values([face for face in range(NUM_FACES) for _ in range(hand[face])])
-
-
-def rank(level: int) -> t.Rank.ValueType:
-    """A level (2..14) as a ``Rank``: the enum is numbered by value."""
-    return t.Rank.ValueType(level)
-
-
-def _seat_cards(hands: Sequence[Hand], seats: Iterable[int]) -> list[t.SeatCards]:
-    return [t.SeatCards(seat=seat, cards=hand_values(hands[seat])) for seat in seats]
-
-
-def _illegal_follow(
-    ctx: TrumpContext, rules: Rules, hand: Hand, lead: Sequence[int], play: Sequence[int]
-) -> list[int]:
-    """A play of the right size that breaks R5 (one card swapped), or [] when every swap stays legal."""
-    held = sorted({face for face in range(NUM_FACES) if hand[face]})
-    for i, other in itertools.product(range(len(play)), held):
-        candidate = [*play[:i], other, *play[i + 1 :]]
-        try:
-            remove(hand, candidate)
-        except ValueError:
-            continue
-        if isinstance(check_follow(ctx, rules, hand=hand, lead=lead, play=candidate), Illegal):
-            return candidate
-    return []
-
-
-@dataclass(frozen=True, slots=True)
-class Table:
-    """What every play request of one hand shares: the ruleset, the level and the contract."""
-
-    ruleset: t.Ruleset
-    level: t.Rank.ValueType
-    contract: t.Contract.ValueType
-
-    def play(self, seat: int, hand: Hand, cards: Sequence[int], **more: Any) -> Call:
-        """A ValidatePlay request (``more``: the trick, or the other hands for a lead)."""
-        request = pb.ValidatePlayRequest(
-            ruleset=self.ruleset,
-            level=self.level,
-            contract=self.contract,
-            seat=seat,
-            hand=hand_values(hand),
-            cards=card_values(cards),
-            **more,
-        )
-        return Call("ValidatePlay", request)
-
-    def turn(self, seat: int, hand: Hand, trick: pb.Trick) -> list[Call]:
-        """ListLegalPlays and SuggestPlay for a seat to play into ``trick``."""
-        cards = hand_values(hand)
-        listing = pb.ListLegalPlaysRequest(
-            ruleset=self.ruleset, level=self.level, contract=self.contract, seat=seat, hand=cards, trick=trick
-        )
-        listing.max_plays = 50
-        suggest = pb.SuggestPlayRequest(
-            ruleset=self.ruleset, level=self.level, contract=self.contract, seat=seat, hand=cards, trick=trick
-        )
-        return [Call("ListLegalPlays", listing), Call("SuggestPlay", suggest)]
+def _call(method: str, request: Message) -> Call:
+    """A request built here (not self-played): sent as is, any answer counted."""
+    return Call(method, request.SerializeToString(deterministic=True), {})
 
 
 def hand_corpus(seed: int, preset: str) -> list[Call]:
     """Every request a table would send for one self-played hand: bidding, bury, each trick, the audit."""
-    rules = PRESETS[preset]
-    record = play_hand(seed=seed, rules=rules, style=THROW_STYLE)
-    bidding = resolve_declarations(
-        rules=rules, level=record.level, sequence=record.declarations, first_hand=record.first_hand
-    )
-    assert bidding.dealer is not None
-    dealer = bidding.dealer
-    ctx = trump_context(record.level, bidding.contract)
-    table = Table(t.Ruleset(preset=preset), rank(record.level), CONTRACTS[bidding.contract])
-    acts = [pb.Declaration(seat=act.seat, cards=card_values(act.cards)) for act in record.declarations]
-    big = add(record.deal[dealer], record.bottom)
-    calls = [
-        Call(
-            "ValidateDeclaration",
-            pb.ValidateDeclarationRequest(
-                ruleset=table.ruleset, level=table.level, declarations=acts, first_hand=True
-            ),
-        ),
-        *(
-            Call(
-                "ValidateBury",
-                pb.ValidateBuryRequest(ruleset=table.ruleset, hand=hand_values(big), bury=card_values(bury)),
-            )
-            for bury in (record.buried, record.buried[:7])  # legal, then one card short
-        ),
-    ]
-    hands = list(record.deal)
-    hands[dealer] = remove(big, record.buried)
-    leaders = [dealer]
-    recorded = []
-    for index, trick in enumerate(record.tricks):
-        leader = leaders[-1]
-        seats = [(leader + i) % PLAYERS for i in range(PLAYERS)]
-        others = _seat_cards(hands, seats[1:])
-        calls.append(table.play(leader, hands[leader], trick.attempted or trick.plays[0], other_hands=others))
-        follower = seats[1]
-        lead = pb.Trick(leader=leader, plays=[t.SeatCards(seat=leader, cards=card_values(trick.plays[0]))])
-        wrong = _illegal_follow(ctx, rules, hands[follower], trick.plays[0], trick.plays[1])
-        for play in (trick.plays[1], wrong) if wrong else (trick.plays[1],):
-            calls.append(table.play(follower, hands[follower], play, trick=lead))
-        calls += table.turn(follower, hands[follower], lead)
-        plays = [
-            t.SeatCards(seat=seat, cards=card_values(play))
-            for seat, play in zip(seats, trick.plays, strict=True)
-        ]
-        resolve = pb.ResolveTrickRequest(
-            ruleset=table.ruleset,
-            level=table.level,
-            contract=table.contract,
-            leader=leader,
-            dealer=dealer,
-            plays=plays,
-            hands=_seat_cards(hands, range(PLAYERS)),
-        )
-        if index == len(record.tricks) - 1:
-            resolve.last_trick = True
-            resolve.bottom.extend(card_values(record.buried))
-        calls.append(Call("ResolveTrick", resolve))
-        recorded.append(pb.RecordedTrick(plays=plays, attempted_lead=card_values(trick.attempted)))
-        for seat, play in zip(seats, trick.plays, strict=True):
-            hands[seat] = remove(hands[seat], play)
-        leaders.append(resolve_trick(ctx, rules, leader=leader, plays=trick.plays, dealer=dealer).winner)
-    audit = pb.AuditHandRequest(
-        ruleset=table.ruleset,
-        level=table.level,
-        attacker_level=rank(record.attacker_level),
-        hands=_seat_cards(record.deal, range(PLAYERS)),
-        bottom=card_values(record.bottom),
-        declarations=acts,
-        first_hand=True,
-        buried=card_values(record.buried),
-        tricks=recorded,
-    )
-    calls.append(Call("AuditHand", audit))
-    return calls
+    return list(hand_script(seed, preset, mix=MIX).calls)
 
 
 QUIT_PHASES: Final = (
@@ -237,7 +87,7 @@ def table_corpus(preset: str) -> list[Call]:
         )
         if PRESETS[preset].coins:
             settle.tao_dou.CopyFrom(pb.TaoDouStake(base=10, overturn_multiplier=1, rake_percent=5))
-        calls.append(Call("SettleHand", settle))
+        calls.append(_call("SettleHand", settle))
     for phase, role, balance in itertools.product(QUIT_PHASES, ROLES, (10_000, 50)):
         penalty = pb.CalculatePenaltyRequest(
             ruleset=ruleset,
@@ -249,14 +99,14 @@ def table_corpus(preset: str) -> list[Call]:
             overturn_multiplier=2,
             balance=balance,
         )
-        calls.append(Call("CalculatePenalty", penalty))  # INVALID_ARGUMENT for a preset without coins
+        calls.append(_call("CalculatePenalty", penalty))  # INVALID_ARGUMENT for a preset without coins
     # malformed on purpose: an unknown card, a score that is not a multiple of 5 (INVALID_ARGUMENT)
     nothing = [t.CARD_UNSPECIFIED]
     unknown = pb.ValidatePlayRequest(
         ruleset=ruleset, level=rank(2), contract=t.CONTRACT_SPADES, hand=nothing, cards=nothing
     )
     odd = pb.SettleHandRequest(ruleset=ruleset, dealer_team_level=rank(5), attacker_level=rank(5), score=3)
-    return [*calls, Call("ValidatePlay", unknown), Call("SettleHand", odd)]
+    return [*calls, _call("ValidatePlay", unknown), _call("SettleHand", odd)]
 
 
 def golden_corpus(folder: Path = CONTRACT_DIR) -> list[Call]:
@@ -264,8 +114,8 @@ def golden_corpus(folder: Path = CONTRACT_DIR) -> list[Call]:
     calls = []
     for path in sorted(folder.glob("*/*.request.json")):
         method = path.parent.name
-        request = json_format.Parse(path.read_text(encoding="utf-8"), getattr(pb, f"{method}Request")())
-        calls.append(Call(method, request))
+        request = json_format.Parse(path.read_text(encoding="utf-8"), REQUESTS[method]())
+        calls.append(_call(method, request))
     return calls
 
 
@@ -291,7 +141,7 @@ def drive(
 
     def worker(offset: int) -> None:
         channel = grpc.insecure_channel(target, options=[("grpc.use_local_subchannel_pool", 1)])
-        stub = rules_service_pb2_grpc.RulesServiceStub(channel)
+        stubs = {method: channel.unary_unary(method_path(method)) for method in REQUESTS}
         local: Counter[tuple[str, str]] = Counter()
         done = 0
         try:
@@ -301,9 +151,8 @@ def drive(
                 if now > hard_stop or (now > deadline and done >= min_rounds * len(calls)):
                     break
                 call = calls[i % len(calls)]
-                method: Callable[..., Any] = getattr(stub, call.method)
                 try:
-                    method(call.request, timeout=RPC_TIMEOUT)
+                    stubs[call.method](call.request, timeout=RPC_TIMEOUT)
                     code = grpc.StatusCode.OK
                 except grpc.RpcError as error:
                     code = error.code()

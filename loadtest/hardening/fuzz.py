@@ -38,10 +38,10 @@ import grpc
 from google.protobuf.message import DecodeError
 from grpc_health.v1 import health_pb2
 
-from loadtest.hardening import corpus
+from loadtest import corpus
+from loadtest.contract import METHODS, REQUESTS, SERVICE, method_path
 from loadtest.hardening.judge import Outcome, judge
 from loadtest.hardening.messages import Case, Generator, descriptor_of
-from loadtest.replay import REQUESTS, SERVICE, method_path
 from loadtest.server import ServerProcess
 
 DEFAULT_REQUESTS: Final = 100_000
@@ -155,7 +155,7 @@ class _Fuzz:
         return self.sent < self.total
 
     async def worker(self, channel: grpc.aio.Channel) -> None:
-        callables = {method: channel.unary_unary(method_path(method)) for method in corpus.METHODS}
+        callables = {method: channel.unary_unary(method_path(method)) for method in METHODS}
         while self._more():
             self.sent += 1
             case = self.generator.next()

@@ -31,8 +31,8 @@ from inproc import SLOW, config, running
 from prometheus_client import CollectorRegistry
 from prometheus_client.multiprocess import MultiProcessCollector
 
-from loadtest.hardening import corpus
-from loadtest.replay import SERVICE, method_path
+from loadtest import corpus
+from loadtest.contract import SERVICE, method_path
 from loadtest.server import ROOT, ServerProcess
 from services.security import RETRY_POLICY
 from tractor.rules.v1 import rules_service_pb2_grpc
@@ -94,11 +94,11 @@ class _Load:
 def _heavy_calls(count: int = 3) -> list[tuple[str, bytes]]:
     """A realistic mix from a few self-played hands, heavy on whole-hand audits."""
     calls = []
-    for table in corpus.tables(count, first_seed=40):
-        for call in table.calls:
-            calls.append((call.method, call.request.SerializeToString()))
+    for script in corpus.self_play(count, first_seed=40):
+        for call in script.calls:
+            calls.append((call.method, call.request))
             if call.method == "ResolveTrick":
-                calls.append(("AuditHand", table.calls[-1].request.SerializeToString()))
+                calls.append(("AuditHand", script.calls[-1].request))
     return calls
 
 

@@ -21,8 +21,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from inproc import Running, config, running
 
-from loadtest import replay
-from loadtest.hardening import corpus, fuzz
+from loadtest import contract
+from loadtest.hardening import fuzz
 from loadtest.hardening.judge import Outcome, judge
 from loadtest.hardening.messages import descriptor_of
 
@@ -108,7 +108,7 @@ def _build(message: Any, values: dict[str, Any]) -> Any:
     return message
 
 
-_CASES = st.sampled_from(sorted(corpus.METHODS)).flatmap(
+_CASES = st.sampled_from(sorted(contract.METHODS)).flatmap(
     lambda method: st.tuples(st.just(method), _message(descriptor_of(method)))
 )
 
@@ -130,10 +130,10 @@ def test_hypothesis_messages_of_every_type_get_a_good_answer(
     server: tuple[Running, grpc.Channel], case: tuple[str, dict[str, Any]]
 ) -> None:
     method, values = case
-    request = _build(replay.REQUESTS[method](), values)
+    request = _build(contract.REQUESTS[method](), values)
     _, channel = server
     try:
-        reply = channel.unary_unary(replay.method_path(method))(request.SerializeToString(), timeout=10)
+        reply = channel.unary_unary(contract.method_path(method))(request.SerializeToString(), timeout=10)
         outcome = Outcome(grpc.StatusCode.OK, "", (), reply)
     except grpc.RpcError as error:
         outcome = Outcome(error.code(), error.details() or "", list(error.trailing_metadata() or ()))

@@ -8,8 +8,8 @@ import pytest
 from google.protobuf.message import DecodeError, Message
 from inproc import config, running
 
-from loadtest.hardening.hostile import delimited, varint
 from loadtest.hardening.judge import Outcome
+from loadtest.protowire import delimited, varint
 from services.wireformat import MAX_DEPTH, locate
 from tractor.rules.v1 import rules_service_pb2 as pb
 

@@ -8,8 +8,8 @@ from prometheus_client import CollectorRegistry
 
 from loadtest.bench import Result, breakdown
 from loadtest.bench_servicer import MixCost, StubContext, mix_costs, recording
+from loadtest.contract import REQUESTS
 from loadtest.corpus import table_scripts
-from loadtest.replay import REQUESTS
 from services import servicer as servicer_module
 from services.metrics import Metrics
 
