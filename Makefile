@@ -45,9 +45,10 @@ demo: $(INSTALLED)  ## play one seeded hand through rules_core and print it
 
 test: lint typecheck unit  ## the whole suite: ruff, mypy --strict, pytest
 
-lint: $(INSTALLED) proto-check
+lint: $(INSTALLED) proto-check  ## ruff, and the import direction (pyproject's [tool.importlinter] contracts)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports
 
 typecheck: $(INSTALLED)
 	$(BIN)/mypy rules_core services protos/generate.py loadtest
