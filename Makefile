@@ -50,8 +50,13 @@ lint: $(INSTALLED) proto-check  ## ruff, and the import direction (pyproject's [
 	$(BIN)/ruff format --check .
 	$(BIN)/lint-imports
 
-typecheck: $(INSTALLED)
-	$(BIN)/mypy rules_core services protos/generate.py loadtest
+# Every Python folder, strict. The tests go folder by folder, as pytest imports them: their helpers
+# (wire, inproc, worked_cases, ...) are top-level modules and every folder has its own conftest.
+TEST_DIRS := tests $(patsubst %/,%,$(sort $(dir $(wildcard tests/*/*.py))))
+
+typecheck: $(INSTALLED) $(DEPLOY_INSTALLED)  ## mypy --strict on rules_core, services, loadtest, protos, deploy, tests
+	$(BIN)/mypy rules_core services loadtest protos/generate.py deploy/healthcheck.py deploy/sync_rules.py
+	for dir in $(TEST_DIRS); do MYPYPATH=tests $(BIN)/mypy $$dir/*.py || exit 1; done
 
 unit: $(INSTALLED) $(GENERATED) deploy-deps
 	$(BIN)/pytest -n 2

@@ -38,7 +38,8 @@ from services.security import RETRY_POLICY
 from tractor.rules.v1 import rules_service_pb2_grpc
 
 TIMEOUT = 10.0
-OPTIONS = [("grpc.use_local_subchannel_pool", 1)]  # one connection per channel: spread over the workers
+# one connection per channel: spread over the workers
+OPTIONS: list[tuple[str, object]] = [("grpc.use_local_subchannel_pool", 1)]
 RETRY_OPTIONS = [*OPTIONS, ("grpc.service_config", json.dumps(RETRY_POLICY))]
 RACE_SECONDS = 0.1
 """After a kill, how long a client may still send a call onto the dead connection before it notices."""
@@ -183,7 +184,7 @@ def test_too_many_worker_deaths_stop_the_service(tmp_path: Path) -> None:
 def _counters(metrics_dir: Path) -> tuple[float, float, dict[str, float]]:
     """Started and handled RulesService calls, summed over every worker that ever ran, and the codes."""
     registry = CollectorRegistry()
-    MultiProcessCollector(registry, path=str(metrics_dir))
+    MultiProcessCollector(registry, path=str(metrics_dir))  # type: ignore[no-untyped-call]  # no stubs
     started = handled = 0.0
     codes: dict[str, float] = {}
     for family in registry.collect():
