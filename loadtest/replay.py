@@ -114,6 +114,7 @@ def read(path: Path) -> list[Script]:
 def field(message: Message, path: str) -> Any:
     """The value at a dotted field path; repeated fields come back as lists.
 
+    >>> from tractor.rules.v1 import rules_service_pb2 as pb
     >>> response = pb.ValidateDeclarationResponse(verdicts=[pb.DeclarationVerdict(rejection=3)])
     >>> field(response, "verdicts.-1.rejection")
     3
