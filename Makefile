@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
 
-.PHONY: bench-servicer run serve protos proto-check proto-baseline test lint typecheck unit bench-core demo clean node-deps
+.PHONY: run serve protos proto-check proto-baseline test lint typecheck unit demo clean node-deps
 
 # The rules contract: protos/ is the source, tractor/rules/v1/ the generated (committed) Python code.
 PROTOS := $(wildcard protos/tractor/rules/v1/*.proto)
@@ -15,7 +15,7 @@ NODE_CLIENT_MODULES := tests/node/node_modules/.package-lock.json
 
 include deploy/deploy.mk
 include loadtest/loadtest.mk
-include services/hardening.mk
+include loadtest/hardening.mk
 
 $(INSTALLED): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -47,12 +47,18 @@ demo: $(INSTALLED)  ## play one seeded hand through rules_core and print it
 
 test: lint typecheck unit  ## the whole suite: ruff, mypy --strict, pytest
 
-lint: $(INSTALLED) proto-check
+lint: $(INSTALLED) proto-check  ## ruff, and the import direction (pyproject's [tool.importlinter] contracts)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports
 
-typecheck: $(INSTALLED)
-	$(BIN)/mypy rules_core services protos/generate.py protos/plugins hardening tests/contract/canonicalize.py tractor/rules/client.py
+# Every Python folder, strict. The tests go folder by folder, as pytest imports them: their helpers
+# (wire, inproc, worked_cases, ...) are top-level modules and every folder has its own conftest.
+TEST_DIRS := tests $(patsubst %/,%,$(sort $(dir $(wildcard tests/*/*.py))))
+
+typecheck: $(INSTALLED) $(DEPLOY_INSTALLED)  ## mypy --strict on rules_core, services, loadtest, protos, deploy, tests
+	$(BIN)/mypy rules_core services loadtest protos/generate.py protos/plugins deploy/healthcheck.py deploy/sync_rules.py tractor/rules/client.py
+	for dir in $(TEST_DIRS); do MYPYPATH=tests $(BIN)/mypy $$dir/*.py || exit 1; done
 
 unit: $(INSTALLED) $(GENERATED) deploy-deps node-deps
 	$(BIN)/pytest -n 2
@@ -64,12 +70,6 @@ $(NODE_CLIENT_MODULES): tests/node/package.json tests/node/package-lock.json
 	command -v npm > /dev/null || { $(DEPLOY_APT) update -qq && $(DEPLOY_APT) install -y -qq --no-install-recommends nodejs npm; }
 	cd tests/node && npm ci --no-audit --no-fund --loglevel=error
 	touch $@
-
-bench-core: $(INSTALLED)  ## rules_core speed: medians against targets
-	$(BIN)/python -m benchmarks.bench_core
-
-bench-servicer: $(INSTALLED) $(GENERATED)  ## the service's own cost per ValidatePlay, without the network
-	$(BIN)/python -m benchmarks.bench_servicer
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache

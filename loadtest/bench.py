@@ -44,19 +44,13 @@ from typing import Any, Final
 
 import grpc
 
-from benchmarks.bench_servicer import MixCost, mix_costs
-from loadtest.replay import (
-    REQUESTS,
-    RESPONSES,
-    SERVICE,
-    Call,
-    VerdictMismatchError,
-    check,
-    corpus_path,
-    method_path,
-    read,
+from loadtest.bench_servicer import MixCost, mix_costs
+from loadtest.contract import REQUESTS, RESPONSES, SERVICE, method_path
+from loadtest.replay import Call, VerdictMismatchError, check, corpus_path, read
+from loadtest.server import (
+    ServerProcess,
+    load_flags,
 )
-from loadtest.service import ServiceProcess
 
 DEFAULT_SECONDS: Final = 6.0
 DEFAULT_ROUNDS: Final = 3
@@ -371,8 +365,8 @@ async def bench(args: argparse.Namespace) -> int:
     print(f"servers on CPUs {sorted(server_cpus or [])}, client on {sorted(client_cpus or [])}")
     with tempfile.TemporaryDirectory(prefix="tractor-bench-") as tmp, ExitStack() as stack:
         service = stack.enter_context(
-            ServiceProcess(
-                workers=1, threads=args.threads, log_path=Path(tmp) / "service.log", cpus=server_cpus
+            ServerProcess(
+                *load_flags(threads=args.threads), log_path=Path(tmp) / "service.log", cpus=server_cpus
             )
         )
         from loadtest import ladder  # noqa: PLC0415  # it builds on this module

@@ -35,7 +35,7 @@ import grpc
 
 from loadtest.bench import split_cpus
 from loadtest.corpus import table_scripts
-from loadtest.service import ServiceProcess
+from loadtest.server import ServerProcess, load_flags
 from tractor.rules.client import DEFAULT_MAX_WAIT, MAX_BATCH_ITEMS, PlayBatcher
 from tractor.rules.v1 import rules_service_pb2 as pb
 from tractor.rules.v1 import rules_service_pb2_grpc
@@ -164,7 +164,7 @@ def bench(args: argparse.Namespace) -> int:
     print(f"server on CPUs {sorted(server_cpus or [])}, client on {sorted(client_cpus or [])}")
     with (
         TemporaryDirectory() as tmp,
-        ServiceProcess(workers=1, log_path=Path(tmp) / "service.log", cpus=server_cpus) as service,
+        ServerProcess(*load_flags(), log_path=Path(tmp) / "service.log", cpus=server_cpus) as service,
     ):
         if client_cpus:
             os.sched_setaffinity(0, client_cpus)

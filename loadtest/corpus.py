@@ -1,4 +1,9 @@
-"""``make corpus``: the load-test corpus, whole hands of seeded self-play with the rules' answers.
+"""Requests from whole hands of seeded self-play, with the rules' answers: the one corpus of the harness.
+
+``make corpus`` writes the load-test corpus (Locust and the bench replay it); the fuzzer's seeds, the
+soak's tables, the hostile inputs' bases and the deploy live load are built here too, from the same
+hands, with a different :class:`Mix` (more illegal attempts, a quit in every coin hand, ListLegalPlays
+and SuggestPlay), never by a copy of this code.
 
 Each table script is one hand as a game frontend sends it, in order: the declarations, the bury, for
 each trick the lead (throws included) and the three follows, some preceded by an illegal attempt the
@@ -45,7 +50,7 @@ from rules_core.forced_quit import Phase, Role, auto_bury, auto_lead, penalty
 from rules_core.kitty import check_bury
 from rules_core.legal_plays import legal_plays
 from rules_core.rules import PRESETS, Rules
-from rules_core.selfplay import play_hand
+from rules_core.selfplay import Style, play_hand
 from rules_core.settlement import Settlement, Side, settle_hand
 from rules_core.taodou import CoinSettlement, settle_coins
 from rules_core.throw import check_lead
@@ -66,11 +71,17 @@ ILLEGAL_FOLLOW_RATE: Final = 0.04
 three times that after a pair, tractor or throw."""
 ILLEGAL_LEAD_RATE: Final = 0.03
 """Share of leads first tried as a mixed-category lead."""
+BATCH_ITEMS: Final = 50
+"""Items per ValidatePlays of a hand re-checked in batches (the service takes at most 100)."""
 BAD_DECLARATION_RATE: Final = 0.12
 BAD_BURY_RATE: Final = 0.08
 FORCED_QUIT_RATE: Final = 0.08
 """Share of [003] hands in which a player quits (强退): they get a CalculatePenalty."""
 FIRST_HAND_RATE: Final = 0.1
+PLAYERS_STYLE: Final = Style()
+"""How the seats of the load corpus play (self-play's defaults)."""
+SELF_PLAY_PRESETS: Final = ("default", "rulebook-000", "rulebook-003")
+"""The presets :func:`self_play` cycles through by seed: both throw procedures, coins and none."""
 
 CONTRACTS: Final = {
     Suit.S: t.CONTRACT_SPADES,
@@ -81,6 +92,35 @@ CONTRACTS: Final = {
 }
 PHASES: Final = {Phase.Q2: pb.QUIT_PHASE_Q2_BEFORE_BURYING, Phase.Q3: pb.QUIT_PHASE_Q3_BEFORE_SETTLEMENT}
 ROLES: Final = {Role.DEALER: pb.ROLE_DEALER, Role.PARTNER: pb.ROLE_PARTNER, Role.ATTACKER: pb.ROLE_ATTACKER}
+
+
+@dataclass(frozen=True, slots=True)
+class Mix:
+    """What a self-played hand's script holds besides the calls every table makes; the defaults are the
+    load corpus (what frontends send).
+
+    The rates are the shares of positions first tried illegally and of coin hands in which a player
+    quits; ``turns_every`` adds ListLegalPlays and SuggestPlay before the first follow of every n-th
+    trick (0: never). ``style`` is how the seats play. The same seed and mix always give the same bytes.
+    """
+
+    style: Style = PLAYERS_STYLE
+    illegal_follow_rate: float = ILLEGAL_FOLLOW_RATE
+    illegal_lead_rate: float = ILLEGAL_LEAD_RATE
+    bad_declaration_rate: float = BAD_DECLARATION_RATE
+    bad_bury_rate: float = BAD_BURY_RATE
+    forced_quit_rate: float = FORCED_QUIT_RATE
+    first_hand_rate: float = FIRST_HAND_RATE
+    turns_every: int = 0
+    batches: bool = False
+    """After the tricks, the hand's plays again as ValidatePlays and its tricks as ResolveTricks (a
+    backend re-checking a finished hand), each item with the same answer as alone."""
+
+
+LOAD: Final = Mix()
+"""The load corpus: what game frontends send."""
+EVERY_RPC: Final = Mix(forced_quit_rate=1.0, turns_every=3, batches=True)
+"""The fuzzer's seeds, the soak's tables, the hostile bases: every RPC in each hand of a coin preset."""
 
 
 # --------------------------------------------------------------------------------------------------
@@ -231,6 +271,15 @@ class _Played:
     ctx: TrumpContext
 
 
+def _batch_expect(alone: Sequence[Call]) -> dict[str, Any]:
+    """What a batch of these calls must answer: item ``i`` what call ``i`` must answer alone."""
+    return {
+        f"results.{i}.response.{key}": value
+        for i, call in enumerate(alone)
+        for key, value in call.expect.items()
+    }
+
+
 @dataclass
 class HandScript:
     """Builds one table's calls for one hand of self-play."""
@@ -239,6 +288,7 @@ class HandScript:
     seed: int
     preset: str
     rng: random.Random
+    mix: Mix = LOAD
     calls: list[Call] = field(default_factory=list)
 
     @property
@@ -258,27 +308,34 @@ class HandScript:
         """Play the hand with rules_core and script every call, with its expected answer."""
         rng, rules = self.rng, self.rules
         level, attacker_level = rng.randint(2, 14), rng.randint(2, 14)
-        dealer = None if rng.random() < FIRST_HAND_RATE else rng.randrange(PLAYERS)
+        dealer = None if rng.random() < self.mix.first_hand_rate else rng.randrange(PLAYERS)
         record = play_hand(
-            seed=self.seed, rules=rules, level=level, attacker_level=attacker_level, dealer=dealer
+            seed=self.seed,
+            rules=rules,
+            level=level,
+            attacker_level=attacker_level,
+            dealer=dealer,
+            style=self.mix.style,
         )
         bidding = self.declarations(record)
         assert bidding.dealer is not None
         seat = bidding.dealer
         ctx = trump_context(level, bidding.contract)
         hand = _Played(record, bidding, seat, ctx)
-        coins = self.kind == "003"
+        coins = rules.coins
         stake = _Stake(
             base=rng.choice((10, 50, 100, 500)),
             rake=rng.choice((0, 3, 5)),
             balances=[rng.randint(0, 400_000) for _ in range(PLAYERS)] if rng.random() < 0.5 else None,
         )
-        quitter = rng.randrange(PLAYERS) if coins and rng.random() < FORCED_QUIT_RATE else None
+        quitter = rng.randrange(PLAYERS) if coins and rng.random() < self.mix.forced_quit_rate else None
         if quitter is not None and quitter == seat and rng.random() < 0.5:
             self.dealer_quits_before_burying(hand, stake)
             quitter = None
         self.bury(record, seat)
         score = self.tricks(record, ctx, seat, checked=coins)
+        if self.mix.batches:
+            self.batches()
         settlement = self.settle(hand, score, stake if coins else None)
         if quitter is not None:
             self.quit_after_settlement(hand, quitter, score=score, settlement=settlement, stake=stake)
@@ -323,7 +380,7 @@ class HandScript:
                     )
                 )
             self.add("ValidateDeclaration", message, expect)
-        if self.rng.random() < BAD_DECLARATION_RATE:  # a card that is not of the level rank
+        if self.rng.random() < self.mix.bad_declaration_rate:  # a card that is not of the level rank
             wrong_rank = record.level + 1 if record.level < 14 else 2
             bad = Declaration(self.rng.randrange(PLAYERS), (self.rng.randrange(4) * 13 + wrong_rank - 2,))
             message, bidding = request([*acts, bad])
@@ -344,7 +401,7 @@ class HandScript:
         """ValidateBury of the dealer's 33 cards; sometimes a first attempt with a card too few."""
         hand33 = add(record.deal[dealer], record.bottom)
         attempts = [record.buried]
-        if self.rng.random() < BAD_BURY_RATE:
+        if self.rng.random() < self.mix.bad_bury_rate:
             attempts.insert(0, record.buried[:-1])
         for bury in attempts:
             result = check_bury(hand=hand33, bury=bury)
@@ -367,7 +424,7 @@ class HandScript:
         hands = list(record.deal)
         hands[dealer] = remove(add(hands[dealer], record.bottom), record.buried)
         leader, score = dealer, 0
-        for trick in record.tricks:
+        for index, trick in enumerate(record.tricks):
             before = list(hands)
             others = {s: hands[s] for s in range(PLAYERS) if s != leader}
             attempt = trick.attempted or trick.plays[0]
@@ -377,7 +434,7 @@ class HandScript:
                 "contract": CONTRACTS[ctx.trump],
             }
             leads: list[tuple[int, ...]] = []
-            if rng.random() < ILLEGAL_LEAD_RATE and (mixed := mixed_lead(ctx, rng, hands[leader])):
+            if rng.random() < self.mix.illegal_lead_rate and (mixed := mixed_lead(ctx, rng, hands[leader])):
                 leads.append(mixed)
             leads.append(tuple(attempt))
             for lead in leads:
@@ -402,7 +459,11 @@ class HandScript:
                     ],
                 )
                 follows: list[tuple[tuple[int, ...], Legal | Illegal]] = []
-                rate = ILLEGAL_FOLLOW_RATE * (3 if len(led) > 1 else 1)  # pairs led get misplayed most
+                if offset == 1 and self.mix.turns_every and index % self.mix.turns_every == 0:
+                    self.turn(base, seat, hands[seat], so_far)
+                rate = self.mix.illegal_follow_rate * (
+                    3 if len(led) > 1 else 1
+                )  # pairs led get misplayed most
                 if rng.random() < rate and (wrong := illegal_follow(ctx, rules, rng, hands[seat], led)):
                     follows.append(wrong)
                 play = trick.plays[offset]
@@ -439,6 +500,24 @@ class HandScript:
             score += result.attacker_points
             leader = result.winner
         return score
+
+    def turn(self, base: dict[str, Any], seat: int, hand: Hand, trick: pb.Trick) -> None:
+        """ListLegalPlays and SuggestPlay for ``seat`` to play into ``trick`` (a frontend's hints)."""
+        position: dict[str, Any] = {**base, "seat": seat, "hand": cards(faces_of(hand)), "trick": trick}
+        self.add("ListLegalPlays", pb.ListLegalPlaysRequest(**position, max_plays=50), {})
+        self.add("SuggestPlay", pb.SuggestPlayRequest(**position), {})
+
+    def batches(self) -> None:
+        """The hand's ValidatePlay calls as ValidatePlays of BATCH_ITEMS, its ResolveTrick calls as one
+        ResolveTricks; item ``i`` must get the answer the call got alone."""
+        plays = [call for call in self.calls if call.method == "ValidatePlay"]
+        for start in range(0, len(plays), BATCH_ITEMS):
+            chunk = plays[start : start + BATCH_ITEMS]
+            items = [pb.ValidatePlayRequest.FromString(call.request) for call in chunk]
+            self.add("ValidatePlays", pb.ValidatePlaysRequest(items=items), _batch_expect(chunk))
+        tricks = [call for call in self.calls if call.method == "ResolveTrick"]
+        resolves = [pb.ResolveTrickRequest.FromString(call.request) for call in tricks]
+        self.add("ResolveTricks", pb.ResolveTricksRequest(items=resolves), _batch_expect(tricks))
 
     def settle(self, hand: _Played, score: int, stake: _Stake | None) -> Settlement:
         """SettleHand, with the Tao Dou stake at a [003] table."""
@@ -742,14 +821,34 @@ def stress_script(seed: int, preset: str) -> Script:
 # the command
 
 
+def hand_script(seed: int, preset: str, *, mix: Mix = LOAD, kind: str | None = None) -> Script:
+    """Self-play hand ``seed`` under ``preset`` and script every call a table makes, with its answer.
+
+    Coin presets get a Tao Dou stake, checked tricks (the four hands sent with ResolveTrick) and, at
+    ``mix.forced_quit_rate``, a CalculatePenalty. ``kind`` starts the script's name.
+    """
+    return HandScript(kind or "self-play", seed, preset, random.Random(seed), mix).build()
+
+
 def table_scripts(kind: str, hands: int) -> list[Script]:
     """``hands`` hands of one frontend: [000] tables alternate rulebook-000 and -001, [003] is coins."""
     presets = ("rulebook-000", "rulebook-001") if kind == "000" else ("rulebook-003",)
-    scripts = []
-    for i in range(hands):
-        seed = SEED_BASE[kind] + i
-        scripts.append(HandScript(kind, seed, presets[i % len(presets)], random.Random(seed)).build())
-    return scripts
+    return [hand_script(SEED_BASE[kind] + i, presets[i % len(presets)], kind=kind) for i in range(hands)]
+
+
+def self_play(
+    count: int, *, first_seed: int, presets: Sequence[str] = SELF_PLAY_PRESETS, mix: Mix = EVERY_RPC
+) -> list[Script]:
+    """``count`` hands from consecutive seeds, seed ``s`` under ``presets[s % len(presets)]``."""
+    return [
+        hand_script(seed, presets[seed % len(presets)], mix=mix)
+        for seed in range(first_seed, first_seed + count)
+    ]
+
+
+def calls(count: int, *, first_seed: int, mix: Mix = EVERY_RPC) -> list[Call]:
+    """Every call of :func:`self_play` hands, flattened: the fuzzer's seed corpus."""
+    return [call for script in self_play(count, first_seed=first_seed, mix=mix) for call in script.calls]
 
 
 def stress_scripts(count: int) -> list[Script]:

@@ -33,7 +33,8 @@ from google.protobuf.message import Message
 from locust.env import Environment
 from locust.exception import LocustError
 
-from loadtest.replay import RESPONSES, Call, VerdictMismatchError, check, method_path
+from loadtest.contract import RESPONSES, method_path
+from loadtest.replay import Call, VerdictMismatchError, check
 
 grpc_gevent.init_gevent()
 

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import statistics
 import subprocess
 import sys
@@ -35,7 +34,7 @@ import grpc
 
 from loadtest.bench import Client, closed_loop, echo_handlers, load_replies
 from loadtest.replay import Call
-from loadtest.service import LOOPBACK, ROOT, ServiceProcess, process_tree_cpu, python_env
+from loadtest.server import LOOPBACK, ROOT, ServerProcess, pinned, process_tree_cpu, python_env
 from tractor.rules.v1 import rules_service_pb2 as pb
 
 RUNGS: Final = ("echo", "echo+protobuf", "servicer", "+interceptor", "+metrics")
@@ -99,7 +98,7 @@ class Rung:
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,
-            preexec_fn=(lambda: os.sched_setaffinity(0, cpus)) if cpus else None,  # noqa: PLW1509
+            preexec_fn=pinned(cpus),  # noqa: PLW1509
         )
         self.target = ""
 
@@ -181,7 +180,7 @@ def start_rungs(stack: ExitStack, threads: int, cpus: set[int] | None, tmp: Path
 
 async def ladder(
     rungs: dict[str, Rung],
-    service: ServiceProcess,
+    service: ServerProcess,
     *,
     plays: Sequence[Call],
     replies_path: Path,

@@ -19,7 +19,7 @@ LOADTEST_INSTALLED := $(dir $(BIN)).installed-loadtest
 LOADTEST_PY := PYTHONPATH=$(CURDIR) $(BIN)/python
 CORPUS_FILES := loadtest/corpus/000.jsonl.gz loadtest/corpus/003.jsonl.gz loadtest/corpus/stress.jsonl.gz
 
-.PHONY: corpus loadtest loadtest-smoke bench bench-batching loadtest-distributed
+.PHONY: corpus loadtest loadtest-smoke bench bench-batching loadtest-distributed bench-core bench-servicer
 
 $(LOADTEST_INSTALLED): pyproject.toml | $(INSTALLED)
 	$(BIN)/pip install -q --disable-pip-version-check -e . --group loadtest
@@ -46,6 +46,12 @@ bench-batching: $(INSTALLED) $(LOADTEST_INSTALLED) $(GENERATED)  ## ValidatePlay
 
 loadtest-distributed: $(INSTALLED) $(LOADTEST_INSTALLED) $(CORPUS_FILES) $(GENERATED)  ## Locust master + workers on this machine
 	loadtest/distributed.sh local $(LOADTEST_DISTRIBUTED_WORKERS) --time $(LOADTEST_TIME) $(LOADTEST_ARGS)
+
+bench-core: $(INSTALLED)  ## rules_core speed: medians against targets
+	$(BIN)/python -m loadtest.bench_core
+
+bench-servicer: $(INSTALLED) $(GENERATED)  ## the service's own cost per ValidatePlay, without the network
+	$(BIN)/python -m loadtest.bench_servicer
 
 # Included before the root Makefile's first target, this file must not become the default goal.
 .DEFAULT_GOAL := $(_loadtest_saved_goal)

@@ -26,17 +26,7 @@ from typing import Any, Final
 
 from google.protobuf.message import Message
 
-from tractor.rules.v1 import rules_service_pb2 as pb
-
-SERVICE: Final = pb.DESCRIPTOR.services_by_name["RulesService"]
-REQUESTS: Final[dict[str, type[Message]]] = {
-    method.name: getattr(pb, method.input_type.name) for method in SERVICE.methods
-}
-"""Request class of every RPC, by method name."""
-RESPONSES: Final[dict[str, type[Message]]] = {
-    method.name: getattr(pb, method.output_type.name) for method in SERVICE.methods
-}
-"""Response class of every RPC, by method name: what a replayed call's bytes decode into."""
+from loadtest.contract import REQUESTS, RESPONSES
 
 CORPUS_DIR: Final = Path(__file__).resolve().parent / "corpus"
 CORPUS_ENV: Final = "LOADTEST_CORPUS"
@@ -46,15 +36,6 @@ KINDS: Final = ("000", "003", "stress")
 MULTISET: Final = "~"
 
 
-def method_path(method: str) -> str:
-    """The gRPC path of a RulesService method.
-
-    >>> method_path("ValidatePlay")
-    '/tractor.rules.v1.RulesService/ValidatePlay'
-    """
-    return f"/{SERVICE.full_name}/{method}"
-
-
 @dataclass(frozen=True, slots=True)
 class Call:
     """One request as sent, and the response fields it must come back with."""
@@ -62,6 +43,10 @@ class Call:
     method: str
     request: bytes
     expect: Mapping[str, Any]
+
+    def message(self) -> Message:
+        """The request decoded (a fresh message each time, free to change)."""
+        return REQUESTS[self.method].FromString(self.request)
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,6 +114,7 @@ def read(path: Path) -> list[Script]:
 def field(message: Message, path: str) -> Any:
     """The value at a dotted field path; repeated fields come back as lists.
 
+    >>> from tractor.rules.v1 import rules_service_pb2 as pb
     >>> response = pb.ValidateDeclarationResponse(verdicts=[pb.DeclarationVerdict(rejection=3)])
     >>> field(response, "verdicts.-1.rejection")
     3

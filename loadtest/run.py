@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from loadtest.replay import KINDS, corpus_path
-from loadtest.service import LOOPBACK, ROOT, SERVICE_PID_ENV, ServiceProcess, python_env
+from loadtest.server import LOOPBACK, ROOT, SERVICE_PID_ENV, ServerProcess, load_flags, python_env
 
 RESULTS_DIR: Final = ROOT / "loadtest" / "results"
 LOCUSTFILE: Final = "loadtest/locustfile.py"
@@ -171,7 +171,7 @@ def execute(args: argparse.Namespace, prefix: Path) -> Outcome:
         if not args.port:
             log = prefix.with_name(f"{prefix.name}_service.log")
             service = stack.enter_context(
-                ServiceProcess(workers=args.workers, log_path=log, cpus=server_cpus)
+                ServerProcess(*load_flags(workers=args.workers), log_path=log, cpus=server_cpus)
             )
             host = service.target
             print(f"service: {host} ({args.workers} worker(s)), metrics {service.metrics_url}, log {log}")

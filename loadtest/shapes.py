@@ -29,7 +29,7 @@ from typing import Any, ClassVar, Final
 from locust import LoadTestShape, events
 from locust.runners import MasterRunner
 
-from loadtest.service import SERVICE_PID_ENV, process_tree_cpu
+from loadtest.server import SERVICE_PID_ENV, process_tree_cpu
 
 DEFAULT_RUN_TIME: Final = 60
 DEFAULT_STEP_TIME: Final = 12.0

@@ -6,7 +6,7 @@ import os
 
 from hypothesis import HealthCheck, settings
 
-pytest_plugins = ["hardening.pytest_plugin"]  # prints the fuzz and soak summaries (request counts)
+pytest_plugins = ["loadtest.hardening.pytest_plugin"]  # prints the fuzz and soak summaries (request counts)
 
 settings.register_profile("ci", max_examples=300, derandomize=True, deadline=None)
 settings.register_profile(

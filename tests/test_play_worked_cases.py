@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from typing import Any
 
 import pytest
 from worked_cases import Case, cards, cases, context_for, multiset, rules_for, seat
@@ -70,7 +71,7 @@ def test_follow(case: Case) -> None:
     assert isinstance(verdict, Legal) == case["expect"]["legal"], verdict
 
 
-def _resolve(case: Case, plays: list[list[str]], dealer: int = 0, **kwargs: object):  # type: ignore[no-untyped-def]
+def _resolve(case: Case, plays: list[list[str]], dealer: int = 0, **kwargs: Any):  # type: ignore[no-untyped-def]
     return resolve_trick(
         context_for(case), rules_for(case), leader=0, plays=[cards(p) for p in plays], dealer=dealer, **kwargs
     )

@@ -72,14 +72,14 @@ def reference_follows(ctx: TrumpContext, hand: Hand, lead: tuple[int, ...]) -> s
         if k >= 2:
             runs = [r for r in combinations(pairs, k) if _is_run(ctx, r)]
             options = runs or list(combinations(pairs, min(k, len(pairs))))
-            filler = 0 if runs else 2 * (k - min(k, len(pairs)))
+            padding = 0 if runs else 2 * (k - min(k, len(pairs)))
         else:
             options = [(p,) for p in pairs] or [()]
-            filler = 0 if pairs else 2
+            padding = 0 if pairs else 2
         for option in options:
             after = left - Counter(f for f in option for _ in (0, 1))
             taken = [f for f in option for _ in (0, 1)]
-            for extra in _sub_multisets(list(after.elements()), filler):  # rule 3: "the rest … any cards"
+            for extra in _sub_multisets(list(after.elements()), padding):  # rule 3: "the rest … any cards"
                 go(i + 1, after - Counter(extra), chosen + taken + list(extra))
 
     go(0, Counter(mine), [])

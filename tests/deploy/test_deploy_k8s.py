@@ -32,9 +32,9 @@ from deploy_support import (
     tool,
 )
 
+from loadtest.contract import SERVICE
 from services.config import ServerConfig, env_name
 from services.supervisor import KILL_MARGIN_SECONDS
-from tractor.rules.v1 import rules_service_pb2
 
 
 def _load_sync_rules() -> ModuleType:
@@ -51,7 +51,6 @@ sync_rules = _load_sync_rules()
 K8S_VERSIONS: Final = ("1.27.0", "1.37.0")
 """Oldest (native gRPC probes are GA from 1.27) and newest Kubernetes the manifests are validated for."""
 OPERATOR_KINDS: Final = {"ServiceMonitor", "PrometheusRule"}
-RULES_SERVICE: Final = rules_service_pb2.DESCRIPTOR.services_by_name["RulesService"].full_name
 SERVICE_OVERLAYS: Final = ("dev", "prod")
 DOCKERFILE_UID: Final = 10001
 
@@ -213,7 +212,7 @@ def test_probes_and_shutdown_match_the_server(overlay: str) -> None:
     grpc_port = next(p["containerPort"] for p in container["ports"] if p["name"] == "grpc")
     for probe in ("startupProbe", "readinessProbe", "livenessProbe"):
         assert container[probe]["grpc"]["port"] == grpc_port, probe
-    assert container["readinessProbe"]["grpc"]["service"] == RULES_SERVICE
+    assert container["readinessProbe"]["grpc"]["service"] == SERVICE.full_name
     env = _env(container)
     config = ServerConfig()
     grace = float(env.get(env_name("grace_seconds"), config.grace_seconds))

@@ -2,7 +2,7 @@
 
 One module-wide stack on 127.0.0.1: ``tractor-rules serve`` with two workers, Debian's Prometheus
 scraping it every second with the shipped scrape config and rules (evaluated every second), and a
-short deterministic load (``deploy_load``) that reaches every RPC and every outcome the dashboard
+short deterministic load (``loadtest.deploy_load``) that reaches every RPC and every outcome the dashboard
 shows. Then every recording rule and every dashboard panel query (Grafana variables substituted as
 Grafana would) must return data through the HTTP API. Every wait is bounded; every process is stopped.
 """
@@ -29,17 +29,16 @@ from typing import Any, Final
 
 import pytest
 import yaml
-from deploy_load import corpus, drive
 from deploy_support import DASHBOARD, DEPLOY, PROMETHEUS_DIR, load_yaml, prometheus
 
-from hardening.server import ServerProcess
-from tractor.rules.v1 import rules_service_pb2
+from loadtest.contract import SERVICE
+from loadtest.deploy_load import corpus, drive
+from loadtest.server import ServerProcess
 
 LOAD_SECONDS: Final = 8.0
 START_TIMEOUT: Final = 60.0
 DATA_TIMEOUT: Final = 60.0
 STOP_TIMEOUT: Final = 20.0
-RULES_SERVICE: Final = rules_service_pb2.DESCRIPTOR.services_by_name["RulesService"]
 GRAFANA_VALUES: Final = {
     # what Grafana substitutes with the dashboard's defaults and a 15 s scrape interval
     "__rate_interval": "1m",
@@ -227,13 +226,13 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
         finally:
             server.close()
     finally:
-        service.terminate(STOP_TIMEOUT)
+        service.stop(STOP_TIMEOUT)
 
 
 def test_load_reaches_every_rpc(stack: Stack) -> None:
     """The load driver called every RPC of the contract successfully, and sent some malformed requests."""
     ok = {method for (method, code), n in stack.outcomes.items() if code == "OK" and n}
-    assert ok == {method.name for method in RULES_SERVICE.methods}
+    assert ok == {method.name for method in SERVICE.methods}
     assert stack.outcomes[("SettleHand", "INVALID_ARGUMENT")] > 0
 
 
@@ -336,7 +335,7 @@ def test_container_healthcheck_script(stack: Stack) -> None:
     script = [sys.executable, str(DEPLOY / "healthcheck.py")]
     env = {**os.environ, "TRACTOR_RULES_PORT": str(stack.service.serving["port"])}
     assert subprocess.run(script, env=env, timeout=30, check=False).returncode == 0
-    whole = [*script, stack.service.target, RULES_SERVICE.full_name]
+    whole = [*script, stack.service.target, SERVICE.full_name]
     assert subprocess.run(whole, timeout=30, check=False).returncode == 0
     unknown = [*script, stack.service.target, "no.such.Service"]
     assert subprocess.run(unknown, timeout=30, check=False).returncode == 1

@@ -12,9 +12,10 @@ import pytest
 import tlscerts
 from google.protobuf.message import Message
 
-from hardening import corpus
+from loadtest import corpus
+from loadtest.contract import METHODS
 
-PLUGIN = "hardening.pytest_plugin"
+PLUGIN = "loadtest.hardening.pytest_plugin"
 
 
 @pytest.fixture(scope="module")
@@ -25,10 +26,12 @@ def certs(tmp_path_factory: pytest.TempPathFactory) -> tlscerts.Certificates:
 
 @pytest.fixture(scope="session")
 def valid() -> dict[str, Message]:
-    """One valid request per RPC, from a self-played hand."""
+    """One valid request per RPC, from a self-played hand (its illegal attempts left out)."""
     found: dict[str, Message] = {}
-    for call in corpus.table(3).calls:
-        found.setdefault(call.method, call.request)
+    for call in corpus.self_play(1, first_seed=3)[0].calls:
+        if call.expect.get("legal") is not False and call.expect.get("accepted") is not False:
+            found.setdefault(call.method, call.message())
+    assert set(found) == set(METHODS), set(METHODS) - set(found)
     return found
 
 

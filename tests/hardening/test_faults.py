@@ -31,14 +31,15 @@ from inproc import SLOW, config, running
 from prometheus_client import CollectorRegistry
 from prometheus_client.multiprocess import MultiProcessCollector
 
-from hardening import corpus
-from hardening.server import ROOT, ServerProcess
-from loadtest.replay import SERVICE, method_path
+from loadtest import corpus
+from loadtest.contract import SERVICE, method_path
+from loadtest.server import ROOT, ServerProcess
 from services.security import RETRY_POLICY
 from tractor.rules.v1 import rules_service_pb2_grpc
 
 TIMEOUT = 10.0
-OPTIONS = [("grpc.use_local_subchannel_pool", 1)]  # one connection per channel: spread over the workers
+# one connection per channel: spread over the workers
+OPTIONS: list[tuple[str, object]] = [("grpc.use_local_subchannel_pool", 1)]
 RETRY_OPTIONS = [*OPTIONS, ("grpc.service_config", json.dumps(RETRY_POLICY))]
 RACE_SECONDS = 0.1
 """After a kill, how long a client may still send a call onto the dead connection before it notices."""
@@ -94,11 +95,11 @@ class _Load:
 def _heavy_calls(count: int = 3) -> list[tuple[str, bytes]]:
     """A realistic mix from a few self-played hands, heavy on whole-hand audits."""
     calls = []
-    for table in corpus.tables(count, first_seed=40):
-        for call in table.calls:
-            calls.append((call.method, call.request.SerializeToString()))
+    for script in corpus.self_play(count, first_seed=40):
+        for call in script.calls:
+            calls.append((call.method, call.request))
             if call.method == "ResolveTrick":
-                calls.append(("AuditHand", table.calls[-1].request.SerializeToString()))
+                calls.append(("AuditHand", script.calls[-1].request))
     return calls
 
 
@@ -183,7 +184,7 @@ def test_too_many_worker_deaths_stop_the_service(tmp_path: Path) -> None:
 def _counters(metrics_dir: Path) -> tuple[float, float, dict[str, float]]:
     """Started and handled RulesService calls, summed over every worker that ever ran, and the codes."""
     registry = CollectorRegistry()
-    MultiProcessCollector(registry, path=str(metrics_dir))
+    MultiProcessCollector(registry, path=str(metrics_dir))  # type: ignore[no-untyped-call]  # no stubs
     started = handled = 0.0
     codes: dict[str, float] = {}
     for family in registry.collect():

@@ -1,7 +1,7 @@
 """The fuzz run: 100,000 seeded requests through ``tractor-rules serve`` (two workers), and Hypothesis-drawn
 messages of every request type through an in-process server.
 
-The big run is :func:`hardening.fuzz.fuzz`, the same code as ``make fuzz``: random, boundary,
+The big run is :func:`loadtest.hardening.fuzz.fuzz`, the same code as ``make fuzz``: random, boundary,
 inconsistent and corrupted requests over real channels; no INTERNAL, no hang, every INVALID_ARGUMENT
 naming a field of the request, health SERVING throughout, no worker crashed or replaced, no INTERNAL
 in ``/metrics``, no error in the server's log. Its summary (with the request count) is printed at the
@@ -21,10 +21,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from inproc import Running, config, running
 
-from hardening import corpus, fuzz
-from hardening.judge import Outcome, judge
-from hardening.messages import descriptor_of
-from loadtest import replay
+from loadtest import contract
+from loadtest.hardening import fuzz
+from loadtest.hardening.judge import Outcome, judge
+from loadtest.hardening.messages import descriptor_of
 
 REQUESTS = max(100_000, int(os.environ.get("TRACTOR_FUZZ_REQUESTS", "100000")))
 
@@ -108,7 +108,7 @@ def _build(message: Any, values: dict[str, Any]) -> Any:
     return message
 
 
-_CASES = st.sampled_from(sorted(corpus.METHODS)).flatmap(
+_CASES = st.sampled_from(sorted(contract.METHODS)).flatmap(
     lambda method: st.tuples(st.just(method), _message(descriptor_of(method)))
 )
 
@@ -130,10 +130,10 @@ def test_hypothesis_messages_of_every_type_get_a_good_answer(
     server: tuple[Running, grpc.Channel], case: tuple[str, dict[str, Any]]
 ) -> None:
     method, values = case
-    request = _build(replay.REQUESTS[method](), values)
+    request = _build(contract.REQUESTS[method](), values)
     _, channel = server
     try:
-        reply = channel.unary_unary(replay.method_path(method))(request.SerializeToString(), timeout=10)
+        reply = channel.unary_unary(contract.method_path(method))(request.SerializeToString(), timeout=10)
         outcome = Outcome(grpc.StatusCode.OK, "", (), reply)
     except grpc.RpcError as error:
         outcome = Outcome(error.code(), error.details() or "", list(error.trailing_metadata() or ()))

@@ -1,5 +1,5 @@
-"""Hostile inputs checked from outside (``hardening.hostile``) against ``tractor-rules serve``: oversized
-messages, 10,000-card hands, unknown enum values, negative balances, duplicate seats, deeply
+"""Hostile inputs checked from outside (``loadtest.hardening.hostile``) against ``tractor-rules serve``:
+oversized messages, 10,000-card hands, unknown enum values, negative balances, duplicate seats, deeply
 inconsistent tricks, corrupt bytes. Each gets the status, field and reason due; no worker dies."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from hardening import hostile
-from hardening.server import ServerProcess
+from loadtest.hardening import hostile
+from loadtest.server import ServerProcess
 
 SLOWEST_SECONDS = 2.0
 """Generous for a noisy CI machine; on a quiet one every answer takes a few milliseconds."""

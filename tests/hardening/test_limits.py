@@ -18,12 +18,12 @@ from google.rpc import error_details_pb2, status_pb2
 from grpc_status import rpc_status
 from inproc import SLOW, Running, config, running
 
-from hardening.judge import STATUS_DETAILS, Outcome
+from loadtest.hardening.judge import STATUS_DETAILS, Outcome
 from services import logs
 from services.convert import MAX_CARDS
 from services.interceptor import TOO_MANY_CALLS, WORK_CEILING
 from tractor.rules.v1 import rules_service_pb2 as pb
-from tractor.rules.v1 import rules_service_pb2_grpc
+from tractor.rules.v1 import rules_service_pb2_grpc, types_pb2
 
 TIMEOUT = 10.0
 
@@ -68,7 +68,7 @@ def _error_info(outcome: Outcome) -> error_details_pb2.ErrorInfo | None:
 def test_an_oversized_message_is_resource_exhausted(valid: dict[str, Message]) -> None:
     with running(config(max_message_bytes=64 * 1024)) as server:
         request = pb.ValidatePlayRequest()
-        request.CopyFrom(valid["ValidatePlay"])
+        request.ParseFromString(valid["ValidatePlay"].SerializeToString())
         request.ruleset.preset = "x" * 70_000
         outcome = _call(
             server.target, "/tractor.rules.v1.RulesService/ValidatePlay", request.SerializeToString()
@@ -84,8 +84,8 @@ def test_a_card_list_longer_than_two_decks_is_refused_by_its_length(
 ) -> None:
     with running(config()) as server, grpc.insecure_channel(server.target) as channel:
         request = pb.ValidatePlayRequest()
-        request.CopyFrom(valid["ValidatePlay"])
-        request.cards.extend([1] * size)
+        request.ParseFromString(valid["ValidatePlay"].SerializeToString())
+        request.cards.extend([types_pb2.Card.ValueType(1)] * size)
         outcome = _on(channel, "/tractor.rules.v1.RulesService/ValidatePlay", request.SerializeToString())
         assert outcome.code == grpc.StatusCode.INVALID_ARGUMENT
         assert [(v.field, v.reason) for v in outcome.violations()] == [("cards", "BAD_SIZE")]

@@ -19,7 +19,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 from inproc import Running, config, running
 
-from hardening.server import ServerProcess, run_serve
+from loadtest.server import ServerProcess, run_serve
 from services import config as config_module
 from services import security
 from tractor.rules.v1 import rules_service_pb2_grpc

@@ -10,7 +10,7 @@ from dataclasses import fields
 
 import pytest
 
-from hardening.server import ROOT
+from loadtest.server import ROOT
 from services.config import ENV_ONLY, ServerConfig, env_name
 from services.security import RETRY_POLICY
 

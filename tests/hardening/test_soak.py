@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hardening import soak
+from loadtest.hardening import soak
 
 
 def test_a_short_soak(record_property: Any) -> None:

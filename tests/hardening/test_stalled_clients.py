@@ -13,9 +13,10 @@ import urllib.request
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from hardening import corpus
-from hardening.server import ServerProcess
+from loadtest import corpus
+from loadtest.server import ServerProcess
 from loadtest.stall import Stall
+from tractor.rules.v1 import rules_service_pb2 as pb
 from tractor.rules.v1 import rules_service_pb2_grpc
 
 CONNECTIONS = 8
@@ -45,7 +46,11 @@ def p99(samples: list[float]) -> float:
 
 
 def test_stalled_streams_hold_no_thread_and_others_are_served() -> None:
-    play = next(call.request for call in corpus.table(3).calls if call.method == "ValidatePlay")
+    play = next(
+        pb.ValidatePlayRequest.FromString(call.request)
+        for call in corpus.self_play(1, first_seed=3)[0].calls
+        if call.method == "ValidatePlay"
+    )
     with ServerProcess("--workers", "2", "--max-request-seconds", "30") as server:
         attack = Stall("127.0.0.1", server.port, CONNECTIONS, STREAMS)
         attack.start()

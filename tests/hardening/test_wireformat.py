@@ -8,8 +8,8 @@ import pytest
 from google.protobuf.message import DecodeError, Message
 from inproc import config, running
 
-from hardening.hostile import delimited, varint
-from hardening.judge import Outcome
+from loadtest.hardening.judge import Outcome
+from loadtest.protowire import delimited, varint
 from services.wireformat import MAX_DEPTH, locate
 from tractor.rules.v1 import rules_service_pb2 as pb
 
@@ -44,7 +44,10 @@ def test_the_first_malformed_field_is_located(data: bytes, field: str, problem: 
 
 def test_bytes_that_decode_have_nothing_to_locate(valid: dict[str, Message]) -> None:
     for message in valid.values():
-        assert locate(message.SerializeToString(), message.DESCRIPTOR) is None
+        assert (
+            locate(message.SerializeToString(), pb.DESCRIPTOR.message_types_by_name[type(message).__name__])
+            is None
+        )
     nested = b"\x7b" * MAX_DEPTH + b"\x7c" * MAX_DEPTH  # exactly the limit: fine
     pb.ValidatePlayRequest.FromString(nested)
     assert locate(nested, pb.ValidatePlayRequest.DESCRIPTOR) is None

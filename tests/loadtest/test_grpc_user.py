@@ -8,10 +8,11 @@ import sys
 from collections.abc import Iterator
 from contextlib import ExitStack
 
+import grpc
 import pytest
 from prometheus_client import CollectorRegistry
 
-from loadtest.service import ROOT, python_env
+from loadtest.server import ROOT, python_env
 from services.config import ServerConfig
 from services.server import create_server
 
@@ -28,6 +29,10 @@ with open_channel(sys.argv[1], "") as channel:
 """
 
 
+def _stop(server: grpc.Server) -> None:
+    server.stop(None).wait(10)
+
+
 @pytest.fixture
 def two_servers() -> Iterator[list[tuple[int, CollectorRegistry]]]:
     """Two rules servers on 127.0.0.1, each with its own metrics registry."""
@@ -37,7 +42,7 @@ def two_servers() -> Iterator[list[tuple[int, CollectorRegistry]]]:
             registry = CollectorRegistry()
             server, port = create_server(ServerConfig(address="127.0.0.1", port=0), registry=registry)
             server.start()
-            stack.callback(lambda server=server: server.stop(None).wait(10))
+            stack.callback(_stop, server)
             servers.append((port, registry))
         yield servers
 

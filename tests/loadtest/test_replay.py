@@ -9,12 +9,14 @@ from pathlib import Path
 
 import pytest
 
+import loadtest.contract
+import loadtest.protowire
 import loadtest.replay
 import loadtest.run
+from loadtest.contract import RESPONSES
 from loadtest.corpus import generate, stress_script, table_scripts
 from loadtest.replay import (
     KINDS,
-    RESPONSES,
     Call,
     Script,
     VerdictMismatchError,
@@ -24,7 +26,7 @@ from loadtest.replay import (
     read,
     write,
 )
-from loadtest.service import ROOT, python_env
+from loadtest.server import ROOT, python_env
 from tractor.rules.v1 import rules_service_pb2 as pb
 from tractor.rules.v1 import types_pb2 as t
 
@@ -102,8 +104,9 @@ def test_a_missing_corpus_says_how_to_make_it(tmp_path: Path) -> None:
 
 def test_doctests() -> None:
     """The examples in the docstrings (shapes.py imports Locust, which patches the process: a child)."""
-    for module in (loadtest.replay, loadtest.run):
-        assert doctest.testmod(module).failed == 0
+    for module in (loadtest.contract, loadtest.protowire, loadtest.replay, loadtest.run):
+        result = doctest.testmod(module)
+        assert result.failed == 0 and result.attempted > 0, module.__name__
     probe = "import doctest, sys, loadtest.shapes as m; sys.exit(doctest.testmod(m).failed)"
     command = [sys.executable, "-c", probe]
     done = subprocess.run(command, check=False, cwd=ROOT, env=python_env(), capture_output=True, timeout=60)

@@ -19,7 +19,7 @@ import pytest
 
 from loadtest.corpus import generate
 from loadtest.replay import CORPUS_ENV, KINDS, Call, Script, corpus_path, read, write
-from loadtest.service import ROOT, ServiceProcess, python_env
+from loadtest.server import ROOT, ServerProcess, load_flags, python_env
 
 RUN_TIMEOUT = 60
 """Hard limit for one ``loadtest.run`` (it stops by itself after a few seconds)."""
@@ -34,17 +34,15 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServiceProcess]:
+def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     """The real multi-process server on 127.0.0.1 with a free port, stopped after the module."""
     log = tmp_path_factory.mktemp("service") / "service.log"
-    with ServiceProcess(workers=1, log_path=log) as process:
+    with ServerProcess(*load_flags(), log_path=log) as process:
         yield process
     assert process.proc.returncode == 0, log.read_text()
 
 
-def run_locust(
-    service: ServiceProcess, corpus: Path, results: Path, *args: str
-) -> tuple[int, dict[str, Any]]:
+def run_locust(service: ServerProcess, corpus: Path, results: Path, *args: str) -> tuple[int, dict[str, Any]]:
     """``python -m loadtest.run --smoke`` against the service; (exit status, the run's summary)."""
     command = [sys.executable, "-m", "loadtest.run", "--smoke", "--port", str(service.port)]
     command += ["--results", str(results), "--no-pin", *args]
@@ -62,7 +60,7 @@ def run_locust(
     return done.returncode, json.loads(summary_path.read_text(encoding="utf-8"))
 
 
-def test_smoke_has_traffic_and_no_failures(service: ServiceProcess, corpus: Path, tmp_path: Path) -> None:
+def test_smoke_has_traffic_and_no_failures(service: ServerProcess, corpus: Path, tmp_path: Path) -> None:
     code, summary = run_locust(service, corpus, tmp_path, "--time", "5s")
     assert code == 0, summary["errors"]
     assert summary["failures"] == 0, summary["errors"]
@@ -73,7 +71,7 @@ def test_smoke_has_traffic_and_no_failures(service: ServiceProcess, corpus: Path
     assert (tmp_path / "smoke_stats.csv").exists()
 
 
-def test_a_backend_sending_batches(service: ServiceProcess, corpus: Path, tmp_path: Path) -> None:
+def test_a_backend_sending_batches(service: ServerProcess, corpus: Path, tmp_path: Path) -> None:
     """The multiplexing backend alone: ValidatePlays of 32 plays, every item checked, no failure."""
     code, summary = run_locust(service, corpus, tmp_path, "--time", "4s", "--", "BatchingBackend")
     assert code == 0, summary["errors"]
@@ -82,7 +80,7 @@ def test_a_backend_sending_batches(service: ServiceProcess, corpus: Path, tmp_pa
     assert set(summary["methods"]) == {"ValidatePlays"}
 
 
-def test_a_wrong_expected_verdict_is_a_failure(service: ServiceProcess, corpus: Path, tmp_path: Path) -> None:
+def test_a_wrong_expected_verdict_is_a_failure(service: ServerProcess, corpus: Path, tmp_path: Path) -> None:
     wrong = tmp_path / "wrong-corpus"
     for kind in KINDS:  # every trick's winner moved one seat on: the service is right, the corpus is not
         scripts = [

@@ -71,7 +71,8 @@ def played(stub: Stub) -> dict[str, Any]:
 
 
 def _audit(stub: Stub, record: dict[str, Any]) -> pb.AuditHandResponse:
-    return call(stub.AuditHand, message(pb.AuditHandRequest, record))
+    response: pb.AuditHandResponse = call(stub.AuditHand, message(pb.AuditHandRequest, record))
+    return response
 
 
 def test_a_legal_hand_audits_valid_and_is_settled(stub: Stub, played: dict[str, Any]) -> None:

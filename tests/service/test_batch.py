@@ -6,6 +6,7 @@ from functools import cache
 
 import grpc
 import pytest
+from google.protobuf.message import Message
 from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 from wire import RPC_TIMEOUT, Live
@@ -13,7 +14,7 @@ from wire import RPC_TIMEOUT, Live
 from loadtest.corpus import DEFAULT_HANDS, DEFAULT_STRESS, stress_scripts, table_scripts
 from services.servicer import MAX_BATCH_ITEMS
 from tractor.rules.v1 import rules_service_pb2 as pb
-from tractor.rules.v1 import rules_service_pb2_grpc
+from tractor.rules.v1 import rules_service_pb2_grpc, types_pb2
 
 
 @cache
@@ -39,8 +40,8 @@ def test_every_batched_answer_equals_the_unary_one_over_the_load_corpus(
     stub: rules_service_pb2_grpc.RulesServiceStub,
     unary: str,
     batch: str,
-    request_type: type,
-    batch_type: type,
+    request_type: type[Message],
+    batch_type: type[Message],
 ) -> None:
     requests = corpus_requests(unary)
     assert len(requests) > 1000
@@ -82,7 +83,7 @@ def test_a_malformed_item_gets_its_own_status_and_the_others_are_answered(
     good = [pb.ValidatePlayRequest.FromString(data) for data in corpus_requests("ValidatePlay")[:3]]
     bad = pb.ValidatePlayRequest()
     bad.CopyFrom(good[1])
-    bad.cards[0] = 99  # not a card
+    bad.cards[0] = types_pb2.Card.ValueType(99)  # not a card
     answer = stub.ValidatePlays(pb.ValidatePlaysRequest(items=[good[0], bad, good[2]]), timeout=RPC_TIMEOUT)
     kinds = [result.WhichOneof("result") for result in answer.results]
     assert kinds == ["response", "error", "response"]

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from hardening.server import ROOT
+from loadtest.server import ROOT
 from protos import generate
 from rules_core.bidding import Act, BidRejection
 from rules_core.forced_quit import Phase, Role

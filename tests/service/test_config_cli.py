@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from hardening.server import run_serve
+from loadtest.server import run_serve
 from services import config
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Iterator
+from typing import Any
 
 import grpc
 import pytest
@@ -19,7 +20,7 @@ from services.server import create_server
 AGE = 0.5
 
 
-def _server(**settings: float) -> Iterator[int]:
+def _server(**settings: Any) -> Iterator[int]:
     server, port = create_server(
         ServerConfig(address="127.0.0.1", port=0, grace_seconds=1, **settings), registry=CollectorRegistry()
     )

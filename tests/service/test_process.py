@@ -17,7 +17,7 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from wire import message, names
 
-from hardening.server import ServerProcess
+from loadtest.server import ServerProcess
 from services.server import RULES_SERVICE
 from tractor.rules.v1 import rules_service_pb2 as pb
 from tractor.rules.v1 import rules_service_pb2_grpc

@@ -10,7 +10,7 @@ import re
 from google.protobuf import json_format
 from wire import Live, call
 
-from hardening.server import ROOT
+from loadtest.server import ROOT
 from tractor.rules.v1 import rules_service_pb2 as pb
 from tractor.rules.v1 import rules_service_pb2_grpc, types_pb2
 

@@ -144,7 +144,8 @@ def test_follow(stub: Stub, case: Case) -> None:
 
 def _resolve(stub: Stub, case: Case, trick: list[list[str]], **extra: Any) -> pb.ResolveTrickResponse:
     request = message(pb.ResolveTrickRequest, {**context(case), "leader": 0, "plays": plays(trick), **extra})
-    return call(stub.ResolveTrick, request)
+    response: pb.ResolveTrickResponse = call(stub.ResolveTrick, request)
+    return response
 
 
 @pytest.mark.parametrize("case", cases("trick"))
@@ -187,7 +188,11 @@ def test_dig(stub: Stub, case: Case) -> None:
 
 
 def _level_after(value: int) -> str | None:
-    return None if value == types_pb2.RANK_UNSPECIFIED else types_pb2.Rank.Name(value).removeprefix("RANK_")
+    return (
+        None
+        if value == types_pb2.RANK_UNSPECIFIED
+        else types_pb2.Rank.Name(types_pb2.Rank.ValueType(value)).removeprefix("RANK_")
+    )
 
 
 @pytest.mark.parametrize("case", cases("settle"))

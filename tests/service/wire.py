@@ -44,7 +44,7 @@ def notation(values: Iterable[int]) -> list[str]:
     """Card enum numbers back to RULES.md notation (SJack for the jack of spades)."""
     result = []
     for value in values:
-        name = types_pb2.Card.Name(value).removeprefix("CARD_")
+        name = types_pb2.Card.Name(types_pb2.Card.ValueType(value)).removeprefix("CARD_")
         result.append("SJack" if name == "SJACK" else name)
     return result
 

@@ -1,18 +1,18 @@
 """``make fuzz``: seeded fuzzing of every RPC through a live ``tractor-rules serve``, with a verdict.
 
-Generates requests with :mod:`hardening.messages` (random, boundary, structurally valid but
+Generates requests with :mod:`loadtest.hardening.messages` (random, boundary, structurally valid but
 inconsistent, corrupted bytes) from a corpus of self-played hands, sends them over real channels to a
-real multi-process server on loopback, and checks every answer with :func:`hardening.judge.judge`: no
+real multi-process server on loopback, and checks every answer with :func:`loadtest.hardening.judge.judge`: no
 INTERNAL or UNKNOWN, no call running into its deadline (a hang), every INVALID_ARGUMENT naming a field
 that exists in the request. Along the way the service's health is checked; at the end its workers
 must be the ones it started with (none crashed or was replaced), ``/metrics`` must count no INTERNAL,
 and its log no error. The request count and the tally are printed; the exit status is 0 only when all
 of that holds. The same seed sends the same requests.
 
-    python -m hardening.fuzz --requests 100000 --seed 1          # what CI runs (make fuzz)
-    python -m hardening.fuzz --requests 2000000 --seed 7         # make fuzz-long
-    python -m hardening.fuzz --target host:port --requests 5000  # an already running server
-    python -m hardening.fuzz --replay /tmp/tractor-rules-fuzz-1.jsonl  # resend the failing cases
+    python -m loadtest.hardening.fuzz --requests 100000 --seed 1          # what CI runs (make fuzz)
+    python -m loadtest.hardening.fuzz --requests 2000000 --seed 7         # make fuzz-long
+    python -m loadtest.hardening.fuzz --target host:port --requests 5000  # an already running server
+    python -m loadtest.hardening.fuzz --replay /tmp/tractor-rules-fuzz-1.jsonl  # resend the failing cases
 
 Failing cases (at most 50) are saved as JSON lines with their bytes in base64, and the path printed.
 """
@@ -38,11 +38,11 @@ import grpc
 from google.protobuf.message import DecodeError
 from grpc_health.v1 import health_pb2
 
-from hardening import corpus
-from hardening.judge import Outcome, judge
-from hardening.messages import Case, Generator, descriptor_of
-from hardening.server import ServerProcess
-from loadtest.replay import REQUESTS, SERVICE, method_path
+from loadtest import corpus
+from loadtest.contract import METHODS, REQUESTS, SERVICE, method_path
+from loadtest.hardening.judge import Outcome, judge
+from loadtest.hardening.messages import Case, Generator, descriptor_of
+from loadtest.server import ServerProcess
 
 DEFAULT_REQUESTS: Final = 100_000
 DEFAULT_SEED: Final = 1
@@ -155,7 +155,7 @@ class _Fuzz:
         return self.sent < self.total
 
     async def worker(self, channel: grpc.aio.Channel) -> None:
-        callables = {method: channel.unary_unary(method_path(method)) for method in corpus.METHODS}
+        callables = {method: channel.unary_unary(method_path(method)) for method in METHODS}
         while self._more():
             self.sent += 1
             case = self.generator.next()
@@ -297,7 +297,9 @@ def fuzz(
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m hardening.fuzz", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m loadtest.hardening.fuzz", description=__doc__.split("\n\n")[0]
+    )
     parser.add_argument("--requests", type=int, default=DEFAULT_REQUESTS, help="requests to send")
     parser.add_argument("--seconds", type=float, default=None, help="run this long instead of --requests")
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
@@ -323,7 +325,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if report.failures:
         path = args.failures or Path(tempfile.gettempdir()) / f"tractor-rules-fuzz-{args.seed}.jsonl"
         path.write_text("".join(json.dumps(failure) + "\n" for failure in report.failures))
-        print(f"failing cases saved to {path} (python -m hardening.fuzz --replay {path})")
+        print(f"failing cases saved to {path} (python -m loadtest.hardening.fuzz --replay {path})")
     return 0 if report.passed else 1
 
 

@@ -6,8 +6,8 @@ seats, deeply inconsistent tricks and hand records, corrupt encodings, 200-deep 
 preset name. Each case names the status and the field (with its reason) the service must answer; a
 rule outcome (an illegal play, an audit finding) is an OK answer with the verdict in the response.
 
-    python -m hardening.hostile --target 127.0.0.1:50051     # against a running server
-    python -m hardening.hostile                              # starts tractor-rules serve itself
+    python -m loadtest.hardening.hostile --target 127.0.0.1:50051     # against a running server
+    python -m loadtest.hardening.hostile                              # starts tractor-rules serve itself
 """
 
 from __future__ import annotations
@@ -22,11 +22,12 @@ from typing import Any, Final
 import grpc
 from google.protobuf.message import Message
 
-from hardening import corpus
-from hardening.judge import Outcome, judge
-from hardening.messages import descriptor_of
-from hardening.server import ServerProcess
-from loadtest.replay import REQUESTS, RESPONSES, method_path
+from loadtest import corpus
+from loadtest.contract import REQUESTS, RESPONSES, method_path
+from loadtest.hardening.judge import Outcome, judge
+from loadtest.hardening.messages import descriptor_of
+from loadtest.protowire import delimited, field, packed, varint
+from loadtest.server import ServerProcess
 from tractor.rules.v1 import rules_service_pb2 as pb
 
 TIMEOUT: Final = 10.0
@@ -68,39 +69,18 @@ class Result:
         )
 
 
-def varint(value: int) -> bytes:
-    """A protobuf varint; negative values as int64 encodes them (ten bytes)."""
-    value &= (1 << 64) - 1
-    out = bytearray()
-    while True:
-        byte, value = value & 0x7F, value >> 7
-        out.append(byte | (0x80 if value else 0))
-        if not value:
-            return bytes(out)
-
-
-def field(number: int, wire: int, payload: bytes = b"") -> bytes:
-    """A field's tag (``number``, wire type ``wire``) followed by ``payload``."""
-    return varint(number << 3 | wire) + payload
-
-
-def delimited(number: int, body: bytes) -> bytes:
-    """A length-delimited field: a string, bytes, a sub-message or a packed list."""
-    return field(number, 2, varint(len(body)) + body)
-
-
-def _packed(number: int, values: Sequence[int]) -> bytes:
-    return delimited(number, b"".join(varint(value) for value in values))
-
-
 def _bases() -> dict[str, Message]:
-    """One valid request per method (and a lead and a follow) from a self-played hand."""
+    """One valid, rule-abiding request per method (and a lead and a follow) from two self-played hands."""
     found: dict[str, Message] = {}
-    for call in corpus.tables(1, first_seed=3)[0].calls + corpus.tables(1, first_seed=5)[0].calls:
+    hands = corpus.self_play(1, first_seed=3) + corpus.self_play(1, first_seed=5)
+    for call in (call for script in hands for call in script.calls):
+        if call.expect.get("legal") is False or call.expect.get("accepted") is False:
+            continue  # an illegal attempt: a base must be right in everything the cases do not change
+        request = call.message()
         key = call.method
-        if isinstance(call.request, pb.ValidatePlayRequest):
-            key = "lead" if call.request.other_hands else "follow"
-        found.setdefault(key, call.request)
+        if isinstance(request, pb.ValidatePlayRequest):
+            key = "lead" if request.other_hands else "follow"
+        found.setdefault(key, request)
     return found
 
 
@@ -116,7 +96,7 @@ def cases() -> list[Hostile]:
     base = _bases()
     lead: Any = base["lead"]
     follow, audit, checked = base["follow"], base["AuditHand"], base["ResolveTrick"]
-    other: Any = corpus.tables(1, first_seed=11)[0].calls[-1].request  # another hand's audit record
+    other: Any = corpus.self_play(1, first_seed=11)[0].calls[-1].message()  # another hand's audit
     invalid, ok, exhausted = (
         grpc.StatusCode.INVALID_ARGUMENT,
         grpc.StatusCode.OK,
@@ -292,7 +272,7 @@ def cases() -> list[Hostile]:
             "negative balance in a Tao Dou stake",
             "SettleHand",
             _with(base["SettleHand"], lambda m: (m.tao_dou.ClearField("balances"), m.ruleset.Clear()))
-            + delimited(6, _packed(4, [10, 10, -1, 10])),
+            + delimited(6, packed(4, [10, 10, -1, 10])),
             invalid,
             "tao_dou.balances[2]",
             "OUT_OF_RANGE",
@@ -501,7 +481,9 @@ def run(target: str) -> list[Result]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m hardening.hostile", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m loadtest.hardening.hostile", description=__doc__.split("\n\n")[0]
+    )
     parser.add_argument("--target", help="host:port of a running server (default: start one)")
     args = parser.parse_args(argv)
     if args.target:

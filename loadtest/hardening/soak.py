@@ -1,18 +1,18 @@
 """``make soak``: realistic load on a multi-process server for a while; errors, p99 drift, memory growth.
 
-Tables replay self-played hands (:mod:`hardening.corpus`) the way game backends call the service: one
-call at a time per table, in play order, every answer checked against the engine's own. The offered
-rate is paced (default 400 calls/s over 16 tables: well below saturation on a small machine, so that
-latency measures the service, not a queue). Every interval the driver samples each worker's resident
-memory (``VmRSS`` in ``/proc/<pid>/status``) and the interval's latency percentiles.
+Tables replay self-played hands (:func:`loadtest.corpus.self_play`) the way game backends call the
+service: one call at a time per table, in play order, every answer checked against the engine's own.
+The offered rate is paced (default 400 calls/s over 16 tables: well below saturation on a small
+machine, so that latency measures the service, not a queue). Every interval the driver samples each
+worker's resident memory (``VmRSS`` in ``/proc/<pid>/status``) and the interval's latency percentiles.
 
 After the warm-up, memory growth per worker is the median of its last three samples against the
 median of its first three; p99 drift is the median p99 of the last third of the intervals against the
 first third's. The run fails (exit 1) on any error (a failed call or a wrong answer), a worker that
 died or was replaced, or a worker growing by ``--max-growth`` (5%) or more.
 
-    python -m hardening.soak --seconds 600          # make soak (SOAK_SECONDS=600)
-    python -m hardening.soak --seconds 20 --warmup 5  # the CI version
+    python -m loadtest.hardening.soak --seconds 600          # make soak (SOAK_SECONDS=600)
+    python -m loadtest.hardening.soak --seconds 20 --warmup 5  # the CI version
 """
 
 from __future__ import annotations
@@ -29,9 +29,10 @@ from typing import Any, Final
 
 import grpc
 
-from hardening import corpus
-from hardening.server import ServerProcess, rss_kib
-from loadtest.replay import RESPONSES, method_path
+from loadtest import corpus
+from loadtest.contract import METHODS, RESPONSES, method_path
+from loadtest.replay import Call, VerdictMismatchError, check
+from loadtest.server import ServerProcess, rss_kib
 
 DEFAULT_SECONDS: Final = 600.0
 DEFAULT_RATE: Final = 400.0
@@ -40,15 +41,6 @@ HANDS: Final = 120
 CALL_TIMEOUT: Final = 10.0
 MAX_GROWTH: Final = 0.05
 CHANNEL_OPTIONS: Final = [("grpc.use_local_subchannel_pool", 1)]
-
-
-@dataclass(frozen=True, slots=True)
-class _Prepared:
-    """A corpus call ready to send: its path, bytes, and what its answer must hold."""
-
-    method: str
-    data: bytes
-    call: corpus.Call
 
 
 @dataclass
@@ -154,7 +146,7 @@ class _Pacer:
 
 
 class _Soak:
-    def __init__(self, tables: list[list[_Prepared]], report: SoakReport, rate: float) -> None:
+    def __init__(self, tables: list[tuple[Call, ...]], report: SoakReport, rate: float) -> None:
         self.tables = tables
         self.report = report
         self.pacer = _Pacer(rate)
@@ -163,21 +155,23 @@ class _Soak:
         self.next_table = 0
 
     async def table(self, channel: grpc.aio.Channel, stop: float) -> None:
-        callables = {method: channel.unary_unary(method_path(method)) for method in corpus.METHODS}
+        callables = {method: channel.unary_unary(method_path(method)) for method in METHODS}
         while time.monotonic() < stop:
             script = self.tables[self.next_table % len(self.tables)]
             self.next_table += 1
-            for prepared in script:
+            for call in script:
                 if time.monotonic() >= stop:
                     return
                 await self.pacer.wait()
                 started = time.perf_counter()
+                problem = ""
                 try:
-                    reply = await callables[prepared.method](prepared.data, timeout=CALL_TIMEOUT)
-                    response = RESPONSES[prepared.method].FromString(reply)
-                    problem = prepared.call.check(response)
+                    reply = await callables[call.method](call.request, timeout=CALL_TIMEOUT)
+                    check(call.method, RESPONSES[call.method].FromString(reply), call.expect)
                 except grpc.aio.AioRpcError as error:
-                    problem = f"{prepared.method}: {error.code().name}: {(error.details() or '')[:120]}"
+                    problem = f"{call.method}: {error.code().name}: {(error.details() or '')[:120]}"
+                except VerdictMismatchError as error:
+                    problem = f"{call.method}: {error}"
                 self.latencies.append(time.perf_counter() - started)
                 self.report.calls += 1
                 if problem:
@@ -207,10 +201,7 @@ async def _drive(
     channels: int,
     quiet: bool,
 ) -> None:
-    prepared = [
-        [_Prepared(call.method, call.request.SerializeToString(), call) for call in hand.calls]
-        for hand in corpus.tables(HANDS, first_seed=500)
-    ]
+    prepared = [script.calls for script in corpus.self_play(HANDS, first_seed=500)]
     opened = [grpc.aio.insecure_channel(target, options=CHANNEL_OPTIONS) for _ in range(channels)]
     try:
         for channel in opened:
@@ -267,7 +258,9 @@ def soak(
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m hardening.soak", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m loadtest.hardening.soak", description=__doc__.split("\n\n")[0]
+    )
     parser.add_argument("--seconds", type=float, default=DEFAULT_SECONDS, help="how long to load the server")
     parser.add_argument("--warmup", type=float, help="seconds before memory and latency are measured")
     parser.add_argument("--rate", type=float, default=DEFAULT_RATE, help="calls per second, all tables")

@@ -3,7 +3,8 @@
 Tests attach their summary with ``record_property("hardening_summary", text)``; the reports reach the
 controlling process, which prints them after the results, so the request count and the verdict are
 in the CI log. Registered by ``tests/hardening/conftest.py`` when that folder is named on the command
-line, and for a whole-suite run by ``pytest_plugins = ["hardening.pytest_plugin"]`` in the root conftest.
+line, and for a whole-suite run by ``pytest_plugins = ["loadtest.hardening.pytest_plugin"]`` in the
+root conftest.
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ from google.protobuf.descriptor import Descriptor
 from google.protobuf.message import DecodeError, Message
 from google.rpc import error_details_pb2, status_pb2
 
-from loadtest.replay import RESPONSES
+from loadtest.contract import RESPONSES
 
 STATUS_DETAILS: Final = "grpc-status-details-bin"
 BAD_REQUEST: Final = error_details_pb2.BadRequest.DESCRIPTOR.full_name

@@ -29,8 +29,9 @@ from typing import Any, Final
 from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import DecodeError, Message
 
-from hardening.corpus import Call
-from loadtest.replay import REQUESTS
+from loadtest.contract import REQUESTS
+from loadtest.protowire import tag, varint
+from loadtest.replay import Call
 from tractor.rules.v1 import types_pb2 as t
 
 KINDS: Final = ("valid", "random", "mutant", "inconsistent", "bytes")
@@ -117,18 +118,18 @@ class Generator:
 
     def __init__(self, seed: int, corpus: Sequence[Call], *, oversize_rate: float = OVERSIZE_RATE) -> None:
         self.rng = random.Random(seed)
-        self.corpus = list(corpus)
-        self.by_method: dict[str, list[Call]] = defaultdict(list)
-        for call in self.corpus:
-            self.by_method[call.method].append(call)
+        self.corpus = [(call.method, call.message()) for call in corpus]
+        self.by_method: dict[str, list[Message]] = defaultdict(list)
+        for method, request in self.corpus:
+            self.by_method[method].append(request)
         self.methods = sorted(self.by_method)
         self.oversize_rate = oversize_rate
         self.count = 0
         self._enum_cache: dict[str, list[int]] = {}
         # every value seen in the corpus per field (by full name): material for splicing
         self.values: dict[str, list[Any]] = defaultdict(list)
-        for call in self.corpus[:3000]:
-            self._collect(call.request)
+        for _, request in self.corpus[:3000]:
+            self._collect(request)
         self._makers: dict[str, Callable[[str], tuple[bytes, Message | None, bool]]] = {
             "valid": self._valid,
             "random": self._random,
@@ -158,7 +159,7 @@ class Generator:
 
     def _base(self, method: str) -> Message:
         message = REQUESTS[method]()
-        message.CopyFrom(self.rng.choice(self.by_method[method]).request)
+        message.CopyFrom(self.rng.choice(self.by_method[method]))
         return message
 
     def _valid(self, method: str) -> tuple[bytes, Message | None, bool]:
@@ -188,7 +189,7 @@ class Generator:
         if rng.random() < self.oversize_rate:
             padding = OVERSIZE_BYTES - len(data)
             # an unknown length-delimited field 1000 holding the padding
-            return bytes(data) + _tag(1000, 2) + _varint(padding) + bytes(padding), None, True
+            return bytes(data) + tag(1000, 2) + varint(padding) + bytes(padding), None, True
         choice = rng.randrange(8)
         if choice == 0 and data:
             for _ in range(rng.randint(1, 3)):
@@ -203,11 +204,11 @@ class Generator:
         elif choice == 4:
             depth = rng.choice((10, 99, 100, 101, 150, 1000))
             number = rng.choice((15, 99, 1000))
-            data += _tag(number, 3) * depth + _tag(number, 4) * depth
+            data += tag(number, 3) * depth + tag(number, 4) * depth
         elif choice == 5:
             data += self._base(rng.choice(self.methods)).SerializeToString()  # merge a request of any type
         elif choice == 6:
-            data += _tag(rng.randint(1, 14), 2) + _varint(rng.choice((2**31, 2**32 + 5, 2**63)))
+            data += tag(rng.randint(1, 14), 2) + varint(rng.choice((2**31, 2**32 + 5, 2**63)))
         else:
             data = bytearray(rng.randbytes(rng.randint(0, 64)))
         return bytes(data), None, False
@@ -464,35 +465,18 @@ def _map_seats(message: Message, change: Callable[[int], int]) -> None:
             setattr(message, field.name, min(change(value), 2**32 - 1))
 
 
-def _varint(value: int) -> bytes:
-    out = bytearray()
-    value &= (1 << 64) - 1
-    while True:
-        byte = value & 0x7F
-        value >>= 7
-        if value:
-            out.append(byte | 0x80)
-        else:
-            out.append(byte)
-            return bytes(out)
-
-
-def _tag(number: int, wire: int) -> bytes:
-    return _varint(number << 3 | wire)
-
-
 def _unknown_field(rng: random.Random) -> bytes:
     """A well-formed field the contract does not have (it must be ignored, not refused)."""
     number = rng.choice((15, 99, 1000, 2**29 - 1))
     wire = rng.choice((0, 1, 2, 5))
     if wire == 0:
-        return _tag(number, 0) + _varint(rng.randrange(2**64))
+        return tag(number, 0) + varint(rng.randrange(2**64))
     if wire == 1:
-        return _tag(number, 1) + rng.randbytes(8)
+        return tag(number, 1) + rng.randbytes(8)
     if wire == 5:
-        return _tag(number, 5) + rng.randbytes(4)
+        return tag(number, 5) + rng.randbytes(4)
     payload = rng.randbytes(rng.randint(0, 40))
-    return _tag(number, 2) + _varint(len(payload)) + payload
+    return tag(number, 2) + varint(len(payload)) + payload
 
 
 def descriptor_of(method: str) -> Any:

@@ -3,7 +3,7 @@
 Prints the median µs per call for (a) decoding the request and encoding a response of the same size
 (what any gRPC service pays, the baseline), and (b) the whole servicer: validation, the engine, metrics
 and the response. The difference is what the rules service adds to the gRPC stack per call.
-Run: ``.venv/bin/python -m benchmarks.bench_servicer``.
+Run: ``.venv/bin/python -m loadtest.bench_servicer``.
 
 :func:`mix_costs` splits a whole traffic mix the same way (``make bench`` prints it for the realistic
 mix): the servicer per request, and the engine alone, by replaying the very ``rules_core`` calls the
@@ -25,7 +25,7 @@ from typing import Any
 from google.protobuf import json_format
 from prometheus_client import CollectorRegistry
 
-from loadtest.replay import REQUESTS
+from loadtest.contract import REQUESTS
 from services import servicer as servicer_module
 from services.metrics import Metrics
 from services.servicer import RulesServicer

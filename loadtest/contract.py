@@ -1,0 +1,34 @@
+"""The RulesService contract as tables, for everything that sends raw bytes to a live server.
+
+Taken from the generated descriptors (``tractor.rules.v1``), so a new RPC reaches the load tests, the
+fuzzer, the soak and the bench without anyone listing it.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from google.protobuf.message import Message
+
+from tractor.rules.v1 import rules_service_pb2 as pb
+
+SERVICE: Final = pb.DESCRIPTOR.services_by_name["RulesService"]
+METHODS: Final = tuple(method.name for method in SERVICE.methods)
+"""Every RPC's name, in the order of the proto."""
+REQUESTS: Final[dict[str, type[Message]]] = {
+    method.name: getattr(pb, method.input_type.name) for method in SERVICE.methods
+}
+"""Request class of every RPC, by method name."""
+RESPONSES: Final[dict[str, type[Message]]] = {
+    method.name: getattr(pb, method.output_type.name) for method in SERVICE.methods
+}
+"""Response class of every RPC, by method name: what a replayed call's bytes decode into."""
+
+
+def method_path(method: str) -> str:
+    """The gRPC path of a RulesService method.
+
+    >>> method_path("ValidatePlay")
+    '/tractor.rules.v1.RulesService/ValidatePlay'
+    """
+    return f"/{SERVICE.full_name}/{method}"
