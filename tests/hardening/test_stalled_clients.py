@@ -8,6 +8,7 @@ work ceiling the server cancels them by itself.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 import urllib.request
 
 import grpc
@@ -31,10 +32,10 @@ def awaiting(server: ServerProcess) -> float:
     return sum(float(line.split()[-1]) for line in text.splitlines() if line.startswith(GAUGE + " "))
 
 
-def wait_for(predicate: object, seconds: float) -> bool:
+def wait_for(predicate: Callable[[], bool], seconds: float) -> bool:
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
-        if predicate():  # type: ignore[operator]
+        if predicate():
             return True
         time.sleep(0.1)
     return False
