@@ -17,6 +17,8 @@ from collections.abc import Iterable, Sequence
 from enum import IntEnum
 from typing import Final
 
+from rules_core.errors import InvalidArgument, Problem
+
 
 class Suit(IntEnum):
     """The four printed suits in 黑红梅方 order, which is also the tie-break order (R3.6, R13.6)."""
@@ -108,7 +110,7 @@ def parse_rank(text: str) -> int:
     try:
         return _RANK_BY_NAME[text.upper()]
     except KeyError:
-        raise ValueError(f"unknown rank {text!r}") from None
+        raise InvalidArgument("rank", Problem.UNKNOWN_VALUE, f"unknown rank {text!r}") from None
 
 
 def format_rank(rank: int) -> str:
@@ -127,7 +129,7 @@ def parse_card(text: str) -> int:
         return face_of(Suit.S, 11)
     if len(token) >= 2 and token[0] in "SHCD" and token[1:] in _RANK_BY_NAME and token != "SJ":
         return face_of(Suit[token[0]], _RANK_BY_NAME[token[1:]])
-    raise ValueError(f"unknown card {text!r}")
+    raise InvalidArgument("card", Problem.UNKNOWN_VALUE, f"unknown card {text!r}")
 
 
 def format_card(face: int) -> str:
@@ -158,18 +160,21 @@ def format_cards(faces: Iterable[int]) -> str:
 
 
 def hand_of(faces: Iterable[int]) -> Hand:
-    """The count vector of a list of faces. Raises ValueError past two copies of a face (R1.2).
+    """The count vector of a list of faces. Raises InvalidArgument, naming the position (``[i]``), for an
+    unknown face or past two copies of a face (R1.2).
 
     >>> hand_of([53, 53, 0])[53]
     2
     """
     counts = [0] * NUM_FACES
-    for face in faces:
+    for i, face in enumerate(faces):
         if not 0 <= face < NUM_FACES:
-            raise ValueError(f"unknown face {face}")
+            raise InvalidArgument(f"[{i}]", Problem.UNKNOWN_VALUE, f"unknown face {face}")
         counts[face] += 1
         if counts[face] > COPIES:
-            raise ValueError(f"more than {COPIES} copies of {format_card(face)}")
+            raise InvalidArgument(
+                f"[{i}]", Problem.TOO_MANY_COPIES, f"more than {COPIES} copies of {format_card(face)}"
+            )
     return tuple(counts)
 
 
@@ -195,22 +200,24 @@ def contains(hand: Hand, faces: Sequence[int]) -> bool:
 
 
 def remove(hand: Hand, faces: Iterable[int]) -> Hand:
-    """``hand`` minus ``faces``. Raises ValueError when a card is missing."""
+    """``hand`` minus ``faces``. Raises InvalidArgument when a card is missing."""
     counts = list(hand)
-    for face in faces:
+    for i, face in enumerate(faces):
         if counts[face] == 0:
-            raise ValueError(f"{format_card(face)} is not in the hand")
+            raise InvalidArgument(f"[{i}]", Problem.INCONSISTENT, f"{format_card(face)} is not in the hand")
         counts[face] -= 1
     return tuple(counts)
 
 
 def add(hand: Hand, faces: Iterable[int]) -> Hand:
-    """``hand`` plus ``faces``. Raises ValueError past two copies."""
+    """``hand`` plus ``faces``. Raises InvalidArgument past two copies."""
     counts = list(hand)
-    for face in faces:
+    for i, face in enumerate(faces):
         counts[face] += 1
         if counts[face] > COPIES:
-            raise ValueError(f"more than {COPIES} copies of {format_card(face)}")
+            raise InvalidArgument(
+                f"[{i}]", Problem.TOO_MANY_COPIES, f"more than {COPIES} copies of {format_card(face)}"
+            )
     return tuple(counts)
 
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Final
+from typing import Final, TypeVar
 
 from rules_core.cards import (
     BOTTOM_SIZE,
@@ -33,14 +33,18 @@ from rules_core.cards import (
     Hand,
     Suit,
     contains,
+    faces_of,
     format_card,
     hand_size,
     remove,
 )
+from rules_core.errors import InvalidArgument, Problem
 from rules_core.rules import Rules
 from rules_core.settlement import check_int
 from rules_core.taodou import check_stake
 from rules_core.trump import TRUMP, TrumpContext
+
+E = TypeVar("E", bound=StrEnum)
 
 LAYOUT_GROUPS: Final = (TRUMP, Suit.S, Suit.H, Suit.C, Suit.D)
 """R13.6: the default layout, left to right: trumps, then the plain suits in 黑红梅方 order."""
@@ -95,7 +99,11 @@ class Penalty:
 def check_penalties_enabled(rules: Rules) -> None:
     """Reject a penalty request under a ruleset without coins (R13 exists only in [003])."""
     if not rules.coins:
-        raise ValueError("forced-quit penalties are off in this ruleset (Rules.coins is False)")
+        raise InvalidArgument(
+            "ruleset",
+            Problem.INCONSISTENT,
+            "forced-quit penalties are off in this ruleset (Rules.coins is False)",
+        )
 
 
 def penalty_amount(*, phase: Phase, role: Role, base: int, dealer_level: int, overturn: int) -> int:
@@ -104,7 +112,7 @@ def penalty_amount(*, phase: Phase, role: Role, base: int, dealer_level: int, ov
     >>> penalty_amount(phase=Phase.Q1, role=Role.ATTACKER, base=100, dealer_level=2, overturn=1)
     8000
     """
-    phase, role = Phase(phase), Role(role)  # a stray string raises ValueError here
+    phase, role = _member(Phase, phase, "phase"), _member(Role, role, "role")
     check_stake(base=base, dealer_level=dealer_level, overturn=overturn)
     stake = base * dealer_level * BASE_RATE
     match phase:
@@ -156,13 +164,29 @@ def _paid_on_behalf(*, deducted: int, quitter_side_lost: bool | None, owed: int 
     if quitter_side_lost is None and owed is None:
         return None
     if not isinstance(quitter_side_lost, bool) or owed is None:
-        raise ValueError("quitter_side_lost (a bool) and owed must be given together")
+        missing = "owed" if owed is None else "quitter_side_lost"
+        raise InvalidArgument(
+            missing, Problem.MISSING, "quitter_side_lost (a bool) and owed must be given together (R13.4)"
+        )
     check_int("owed", owed)
     if not quitter_side_lost:
         if owed:
-            raise ValueError(f"owed must be 0 when the quitter's side won, got {owed}")
+            raise InvalidArgument(
+                "owed", Problem.INCONSISTENT, f"owed must be 0 when the quitter's side won, got {owed}"
+            )
         return 0  # the quitter receives nothing
     return min(owed, deducted)
+
+
+def _member(kind: type[E], value: str, argument: str) -> E:
+    """A phase or role from its member or its value; anything else names the argument."""
+    try:
+        return kind(value)
+    except ValueError:
+        names = ", ".join(member.value for member in kind)
+        raise InvalidArgument(
+            argument, Problem.UNKNOWN_VALUE, f"unknown {kind.__name__} {value!r}; one of {names}"
+        ) from None
 
 
 def default_layout(ctx: TrumpContext, hand: Hand) -> tuple[int, ...]:
@@ -198,7 +222,7 @@ def auto_lead(ctx: TrumpContext, hand: Hand) -> int:
         for face in reversed(ctx.faces[group]):
             if hand[face]:
                 return face
-    raise ValueError("an empty hand has no card to lead")
+    raise InvalidArgument("hand", Problem.BAD_SIZE, "an empty hand has no card to lead")
 
 
 def auto_bury(*, hand33: Hand, bottom: Sequence[int]) -> tuple[Hand, tuple[int, ...]]:
@@ -208,23 +232,43 @@ def auto_bury(*, hand33: Hand, bottom: Sequence[int]) -> tuple[Hand, tuple[int, 
     """
     _check_hand(hand33)
     if hand_size(hand33) != DEALER_HAND_SIZE:
-        raise ValueError(f"hand33 must hold {DEALER_HAND_SIZE} cards, got {hand_size(hand33)}")
+        raise InvalidArgument(
+            "dealer_hand",
+            Problem.BAD_SIZE,
+            f"hand33 must hold {DEALER_HAND_SIZE} cards, got {hand_size(hand33)}",
+        )
     buried = tuple(bottom)
     if len(buried) != BOTTOM_SIZE:
-        raise ValueError(f"bottom must hold {BOTTOM_SIZE} cards, got {len(buried)}")
-    for face in buried:
-        check_int("bottom card", face, high=NUM_FACES - 1)
+        raise InvalidArgument(
+            "bottom", Problem.BAD_SIZE, f"bottom must hold {BOTTOM_SIZE} cards, got {len(buried)}"
+        )
+    for i, face in enumerate(buried):
+        try:
+            check_int("bottom card", face, high=NUM_FACES - 1)
+        except InvalidArgument as error:
+            raise InvalidArgument(f"bottom[{i}]", Problem.UNKNOWN_VALUE, error.message) from None
     if not contains(hand33, buried):
         missing = " ".join(
             format_card(face) for face in sorted(set(buried)) if buried.count(face) > hand33[face]
         )
-        raise ValueError(f"the bottom cards {missing} are not in the dealer's hand")
+        held = list(faces_of(hand33))
+        for i, face in enumerate(buried):  # the first bottom card the dealer's 33 cards cannot account for
+            if face not in held:
+                raise InvalidArgument(
+                    f"bottom[{i}]",
+                    Problem.INCONSISTENT,
+                    f"the bottom cards {missing} are not in the dealer's hand: "
+                    "the bottom he received is part of the dealer's 33 cards",
+                )
+            held.remove(face)
     return remove(hand33, buried), buried
 
 
 def _check_hand(hand: Hand) -> None:
     """A count vector of 54 entries, each 0..2 (R1.2)."""
     if len(hand) != NUM_FACES:
-        raise ValueError(f"a hand is a count vector of {NUM_FACES} entries, got {len(hand)}")
+        raise InvalidArgument(
+            "hand", Problem.BAD_SIZE, f"a hand is a count vector of {NUM_FACES} entries, got {len(hand)}"
+        )
     for face, count in enumerate(hand):
         check_int(f"hand[{face}]", count, high=COPIES)

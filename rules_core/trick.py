@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from rules_core.cards import PLAYERS, POINTS, format_cards
+from rules_core.errors import InvalidArgument, Problem
 from rules_core.ruffing import NO_KEY, ruff_key
 from rules_core.rules import DigMultiplier, DigShape, Rules
 from rules_core.shapes import Decomposition, decompose
@@ -85,17 +86,25 @@ def resolve_trick(
 ) -> TrickResult:
     """Decide a trick of four plays in play order, starting with ``leader`` (R7, R8).
 
-    Raises ValueError for a malformed trick: not four plays, plays of unequal size, or a lead that mixes
+    Raises InvalidArgument for a malformed trick: not four plays, plays of unequal size, or a lead that mixes
     categories (such a lead can never be on the table, R4.3).
     """
     if len(plays) != PLAYERS:
-        raise ValueError(f"a trick has {PLAYERS} plays, got {len(plays)}")
+        raise InvalidArgument("plays", Problem.BAD_SIZE, f"a trick has {PLAYERS} plays, got {len(plays)}")
     lead = decompose(ctx, plays[0])
     if not plays[0] or lead.category is None:
-        raise ValueError(f"plays[0]: {format_cards(plays[0])} is not a lead of one category")
+        raise InvalidArgument(
+            "plays[0].cards",
+            Problem.INCONSISTENT,
+            f"plays[0]: {format_cards(plays[0])} is not a lead of one category",
+        )
     for i, play in enumerate(plays[1:], start=1):
         if len(play) != len(plays[0]):
-            raise ValueError(f"plays[{i}]: {len(play)} cards follow a lead of {len(plays[0])}")
+            raise InvalidArgument(
+                f"plays[{i}].cards",
+                Problem.BAD_SIZE,
+                f"plays[{i}]: {len(play)} cards follow a lead of {len(plays[0])}",
+            )
     judgements, best = _judge(ctx, rules, lead, plays)
     winner = (leader + best) % PLAYERS
     points = sum(POINTS[face] for play in plays for face in play)

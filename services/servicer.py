@@ -7,10 +7,12 @@ the interceptor turns it into INVALID_ARGUMENT. Nothing here builds a status.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 from rules_core.audit import HandRecord, audit_hand
+from rules_core.errors import InvalidArgument
 from rules_core.autoplay import suggest_play
 from rules_core.bidding import resolve_declarations
 from rules_core.cards import BOTTOM_SIZE, DEALER_HAND_SIZE, HAND_SIZE, PLAYERS, hand_of, points_of
@@ -27,7 +29,7 @@ from rules_core.trick import resolve_trick
 from rules_core.trump import TrumpContext
 from rules_core.verdicts import Illegal, Legal
 from services import convert
-from services.errors import InvalidRequestError, Reason, invalid
+from services.errors import InvalidRequestError, Reason, from_engine, invalid
 from services.interceptor import Context, check_deadline, invalid_status
 from services.metrics import Metrics, settlement_band
 from tractor.rules.v1 import rules_service_pb2 as pb
@@ -44,6 +46,25 @@ SCORE_STEP: Final = 5
 MAX_COINS: Final = 2**63 - 1
 """The largest balance or debt accepted. A client that encodes a negative int64 into these uint64 fields
 sends 2**64 - n: refused as out of range rather than read as a fortune."""
+
+
+Request = TypeVar("Request")
+Response = TypeVar("Response")
+Handler = Callable[[Any, Request, Context], Response]
+
+
+def _answers(method: Handler[Request, Response]) -> Handler[Request, Response]:
+    """The one place where rules_core's verdict on a malformed argument becomes INVALID_ARGUMENT: the
+    engine names the request field itself, so the shell does not check the same things again."""
+
+    @functools.wraps(method)
+    def handle(self: Any, request: Request, context: Context) -> Response:
+        try:
+            return method(self, request, context)
+        except InvalidArgument as error:
+            raise from_engine(error) from None
+
+    return handle
 
 
 class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
@@ -84,6 +105,7 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
     # ---------------------------------------------------------------------------------------------
     # plays
 
+    @_answers
     def ValidatePlay(self, request: pb.ValidatePlayRequest, context: Context) -> pb.ValidatePlayResponse:
         """R4 (leads and throws) or R5 (follows), by whether the trick has plays."""
         rules, preset = self._rules(request.ruleset, "ValidatePlay")
@@ -111,6 +133,7 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
         self._verdict("ValidatePlay", preset, verdict)
         return convert.play_response(ctx, verdict, play)
 
+    @_answers
     def ResolveTrick(self, request: pb.ResolveTrickRequest, context: Context) -> pb.ResolveTrickResponse:
         """R7 (winner), R8 (points and the dig); with hands, each play is checked first (R4, R5)."""
         rules, preset = self._rules(request.ruleset, "ResolveTrick")
@@ -171,6 +194,7 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
             self._verdict("ResolveTrick", preset, verdict)
         return checks
 
+    @_answers
     def ListLegalPlays(
         self, request: pb.ListLegalPlaysRequest, context: Context
     ) -> pb.ListLegalPlaysResponse:
@@ -191,6 +215,7 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
             truncated=listing.truncated,
         )
 
+    @_answers
     def SuggestPlay(self, request: pb.SuggestPlayRequest, context: Context) -> pb.SuggestPlayResponse:
         """Auto-play (R13.6): the rightmost smallest card as a lead, the weakest legal follow otherwise."""
         self._rules(request.ruleset, "SuggestPlay")
@@ -210,6 +235,7 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
     # ---------------------------------------------------------------------------------------------
     # settlement and coins
 
+    @_answers
     def SettleHand(self, request: pb.SettleHandRequest, context: Context) -> pb.SettleHandResponse:
         """R9 (levels, next dealer, end of game) and, with a stake, R12 (Tao Dou coins)."""
         rules, preset = self._rules(request.ruleset, "SettleHand")
@@ -292,6 +318,7 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
             balances=list(stake.balances) or None,
         )
 
+    @_answers
     def CalculatePenalty(
         self, request: pb.CalculatePenaltyRequest, context: Context
     ) -> pb.CalculatePenaltyResponse:
@@ -347,6 +374,7 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
     # ---------------------------------------------------------------------------------------------
     # declaring, burying, whole hands
 
+    @_answers
     def ValidateDeclaration(
         self, request: pb.ValidateDeclarationRequest, context: Context
     ) -> pb.ValidateDeclarationResponse:
@@ -370,6 +398,7 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
             )
         return convert.bidding_response(result)
 
+    @_answers
     def ValidateBury(self, request: pb.ValidateBuryRequest, context: Context) -> pb.ValidateBuryResponse:
         """R11: exactly 8 of the dealer's 33 cards, any 8."""
         _, preset = self._rules(request.ruleset, "ValidateBury")
@@ -391,6 +420,7 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
             message=result.message,
         )
 
+    @_answers
     def AuditHand(self, request: pb.AuditHandRequest, context: Context) -> pb.AuditHandResponse:
         """rules_core's audit replays the hand and stops at the first broken rule; a valid hand is settled."""
         rules, preset = self._rules(request.ruleset, "AuditHand")
