@@ -127,7 +127,7 @@ class Audit:
 
 
 def audit_hand(rules: Rules, record: HandRecord) -> Audit:
-    """Replay ``record`` step by step, stopping at the first broken rule. Raises InvalidArgument only for
+    """Replay ``record`` step by step, stopping at the first broken rule. Raises InvalidArgumentError only for
     malformed values (a level out of range, an unknown card); rule breaks come back as findings."""
     check_level("level", record.level)
     check_level("attacker_level", record.attacker_level)

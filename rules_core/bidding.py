@@ -56,7 +56,7 @@ from rules_core.cards import (
     rank_of,
     suit_of,
 )
-from rules_core.errors import InvalidArgument, Problem
+from rules_core.errors import InvalidArgumentError, Problem
 from rules_core.rules import BidSet, BidStages, FirstDealer, JokerOverturn, Rules
 
 MAX_OVERTURN_MULTIPLIER: Final = 8
@@ -118,8 +118,8 @@ class Declaration:
     """One attempted act: ``seat`` lays down ``cards``; ``hand``, when given, is what it has received so far.
 
     For a self-reinforce, ``cards`` is the second copy alone or the whole pair.
-    Raises InvalidArgument on malformed input: a seat outside 0..3, no cards, an unknown face, a third copy,
-    or a ``hand`` that is not a count vector of at most 25 cards.
+    Raises InvalidArgumentError on malformed input: a seat outside 0..3, no cards, an unknown face, a
+    third copy, or a ``hand`` that is not a count vector of at most 25 cards.
     """
 
     seat: int
@@ -128,16 +128,16 @@ class Declaration:
 
     def __post_init__(self) -> None:
         if isinstance(self.seat, bool) or not isinstance(self.seat, int) or not 0 <= self.seat < PLAYERS:
-            raise InvalidArgument(
+            raise InvalidArgumentError(
                 "seat", Problem.OUT_OF_RANGE, f"seat must be 0..{PLAYERS - 1}, got {self.seat!r}"
             )
         if not self.cards:
-            raise InvalidArgument(
+            raise InvalidArgumentError(
                 "cards", Problem.MISSING, f"seat {self.seat} declares with no cards: show at least one card"
             )
         try:
             hand_of(self.cards)  # unknown faces and third copies
-        except InvalidArgument as error:
+        except InvalidArgumentError as error:
             raise error.within("cards") from None
         if self.hand is not None:
             _validate_hand(self.hand)
@@ -281,9 +281,11 @@ def resolve_declarations(
 def _validate_hand(hand: Hand) -> None:
     """A hand so far is a 54-count vector of 0..2 copies with at most 25 cards (R1.6)."""
     if len(hand) != NUM_FACES or any(not 0 <= count <= COPIES for count in hand):
-        raise InvalidArgument("hand", Problem.BAD_SIZE, f"a hand must be {NUM_FACES} counts of 0..{COPIES}")
+        raise InvalidArgumentError(
+            "hand", Problem.BAD_SIZE, f"a hand must be {NUM_FACES} counts of 0..{COPIES}"
+        )
     if sum(hand) > HAND_SIZE:
-        raise InvalidArgument(
+        raise InvalidArgumentError(
             "hand",
             Problem.BAD_SIZE,
             f"a hand during the deal holds at most {HAND_SIZE} cards, got {sum(hand)}",
@@ -292,19 +294,19 @@ def _validate_hand(hand: Hand) -> None:
 
 def _validate_context(*, level: int, first_hand: bool, first_seated: int, dealer: int | None) -> None:
     if not 2 <= level <= 14:
-        raise InvalidArgument("level", Problem.OUT_OF_RANGE, f"level must be 2..14, got {level}")
+        raise InvalidArgumentError("level", Problem.OUT_OF_RANGE, f"level must be 2..14, got {level}")
     if not 0 <= first_seated < PLAYERS:
-        raise InvalidArgument(
+        raise InvalidArgumentError(
             "first_seated",
             Problem.OUT_OF_RANGE,
             f"seat {first_seated} is out of range; seats are 0..{PLAYERS - 1} (first_seated)",
         )
     if dealer is not None and not 0 <= dealer < PLAYERS:
-        raise InvalidArgument(
+        raise InvalidArgumentError(
             "dealer", Problem.OUT_OF_RANGE, f"dealer must be 0..{PLAYERS - 1} or None, got {dealer}"
         )
     if first_hand and dealer is not None:
-        raise InvalidArgument(
+        raise InvalidArgumentError(
             "dealer",
             Problem.INCONSISTENT,
             "the first hand's dealer is decided by the bidding (R10.6); omit it",

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Sequence
 from enum import IntEnum
 from typing import Final
 
-from rules_core.errors import InvalidArgument, Problem
+from rules_core.errors import InvalidArgumentError, Problem
 
 
 class Suit(IntEnum):
@@ -110,7 +110,7 @@ def parse_rank(text: str) -> int:
     try:
         return _RANK_BY_NAME[text.upper()]
     except KeyError:
-        raise InvalidArgument("rank", Problem.UNKNOWN_VALUE, f"unknown rank {text!r}") from None
+        raise InvalidArgumentError("rank", Problem.UNKNOWN_VALUE, f"unknown rank {text!r}") from None
 
 
 def format_rank(rank: int) -> str:
@@ -129,7 +129,7 @@ def parse_card(text: str) -> int:
         return face_of(Suit.S, 11)
     if len(token) >= 2 and token[0] in "SHCD" and token[1:] in _RANK_BY_NAME and token != "SJ":
         return face_of(Suit[token[0]], _RANK_BY_NAME[token[1:]])
-    raise InvalidArgument("card", Problem.UNKNOWN_VALUE, f"unknown card {text!r}")
+    raise InvalidArgumentError("card", Problem.UNKNOWN_VALUE, f"unknown card {text!r}")
 
 
 def format_card(face: int) -> str:
@@ -160,7 +160,7 @@ def format_cards(faces: Iterable[int]) -> str:
 
 
 def hand_of(faces: Iterable[int]) -> Hand:
-    """The count vector of a list of faces. Raises InvalidArgument, naming the position (``[i]``), for an
+    """The count vector of a list of faces. Raises InvalidArgumentError, naming the position (``[i]``), for an
     unknown face or past two copies of a face (R1.2).
 
     >>> hand_of([53, 53, 0])[53]
@@ -169,10 +169,10 @@ def hand_of(faces: Iterable[int]) -> Hand:
     counts = [0] * NUM_FACES
     for i, face in enumerate(faces):
         if not 0 <= face < NUM_FACES:
-            raise InvalidArgument(f"[{i}]", Problem.UNKNOWN_VALUE, f"unknown face {face}")
+            raise InvalidArgumentError(f"[{i}]", Problem.UNKNOWN_VALUE, f"unknown face {face}")
         counts[face] += 1
         if counts[face] > COPIES:
-            raise InvalidArgument(
+            raise InvalidArgumentError(
                 f"[{i}]", Problem.TOO_MANY_COPIES, f"more than {COPIES} copies of {format_card(face)}"
             )
     return tuple(counts)
@@ -200,22 +200,24 @@ def contains(hand: Hand, faces: Sequence[int]) -> bool:
 
 
 def remove(hand: Hand, faces: Iterable[int]) -> Hand:
-    """``hand`` minus ``faces``. Raises InvalidArgument when a card is missing."""
+    """``hand`` minus ``faces``. Raises InvalidArgumentError when a card is missing."""
     counts = list(hand)
     for i, face in enumerate(faces):
         if counts[face] == 0:
-            raise InvalidArgument(f"[{i}]", Problem.INCONSISTENT, f"{format_card(face)} is not in the hand")
+            raise InvalidArgumentError(
+                f"[{i}]", Problem.INCONSISTENT, f"{format_card(face)} is not in the hand"
+            )
         counts[face] -= 1
     return tuple(counts)
 
 
 def add(hand: Hand, faces: Iterable[int]) -> Hand:
-    """``hand`` plus ``faces``. Raises InvalidArgument past two copies."""
+    """``hand`` plus ``faces``. Raises InvalidArgumentError past two copies."""
     counts = list(hand)
     for i, face in enumerate(faces):
         counts[face] += 1
         if counts[face] > COPIES:
-            raise InvalidArgument(
+            raise InvalidArgumentError(
                 f"[{i}]", Problem.TOO_MANY_COPIES, f"more than {COPIES} copies of {format_card(face)}"
             )
     return tuple(counts)

@@ -1,12 +1,12 @@
 """The engine's one error: an argument no game can produce (an unknown card, a third copy, a seat 4).
 
 An illegal play is an answer (``verdicts``); a malformed argument is the caller's bug and raises
-:class:`InvalidArgument`. It names the argument by its path, spelled like the service's request fields
+:class:`InvalidArgumentError`. It names the argument by its path, spelled like the service's request fields
 (``trick.plays[1].cards[0]``, ``tao_dou.overturn_multiplier``), so the service passes it through as the
 field of its INVALID_ARGUMENT without checking the same thing again. It subclasses ValueError: callers
 that catch ValueError keep working.
 
->>> error = InvalidArgument("[2]", Problem.TOO_MANY_COPIES, "a third SA").within("cards")
+>>> error = InvalidArgumentError("[2]", Problem.TOO_MANY_COPIES, "a third SA").within("cards")
 >>> error.argument, error.problem.value, str(error)
 ('cards[2]', 'TOO_MANY_COPIES', 'a third SA')
 """
@@ -35,7 +35,7 @@ class Problem(StrEnum):
     """Arguments that contradict each other or the ruleset."""
 
 
-class InvalidArgument(ValueError):
+class InvalidArgumentError(ValueError):
     """A malformed argument: its path, what is wrong with it, and a sentence for people."""
 
     def __init__(self, argument: str, problem: Problem, message: str) -> None:
@@ -44,12 +44,12 @@ class InvalidArgument(ValueError):
         self.problem = problem
         self.message = message
 
-    def within(self, prefix: str) -> InvalidArgument:
+    def within(self, prefix: str) -> InvalidArgumentError:
         """The same error with its path placed under ``prefix`` (``[1]`` under ``hands`` is ``hands[1]``)."""
         if not prefix:
             return self
         separator = "" if not self.argument or self.argument.startswith("[") else "."
-        return InvalidArgument(prefix + separator + self.argument, self.problem, self.message)
+        return InvalidArgumentError(prefix + separator + self.argument, self.problem, self.message)
 
-    def __reduce__(self) -> tuple[type[InvalidArgument], tuple[str, Problem, str]]:
+    def __reduce__(self) -> tuple[type[InvalidArgumentError], tuple[str, Problem, str]]:
         return type(self), (self.argument, self.problem, self.message)

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Sequence
 from itertools import combinations
 
 from rules_core.cards import Hand, contains, format_cards
-from rules_core.errors import InvalidArgument, Problem
+from rules_core.errors import InvalidArgumentError, Problem
 from rules_core.rules import Rules
 from rules_core.shapes import Component, Decomposition, decompose, run_tops
 from rules_core.trump import CATEGORY_NAMES, TrumpContext
@@ -31,10 +31,10 @@ def check_follow(
     ctx: TrumpContext, rules: Rules, *, hand: Hand, lead: Sequence[int], play: Sequence[int]
 ) -> Legal | Illegal:
     """Validate ``play`` from ``hand`` against the cards actually ``lead`` (R5). Never raises for an illegal
-    play; raises InvalidArgument only for a malformed lead (empty, or from two categories)."""
+    play; raises InvalidArgumentError only for a malformed lead (empty, or from two categories)."""
     led = decompose(ctx, lead)
     if led.category is None or not lead:
-        raise InvalidArgument(
+        raise InvalidArgumentError(
             "lead", Problem.INCONSISTENT, "the lead must be non-empty cards of one category"
         )
     n = len(lead)

@@ -38,7 +38,7 @@ from rules_core.cards import (
     hand_size,
     remove,
 )
-from rules_core.errors import InvalidArgument, Problem
+from rules_core.errors import InvalidArgumentError, Problem
 from rules_core.rules import Rules
 from rules_core.settlement import check_int
 from rules_core.taodou import check_stake
@@ -99,7 +99,7 @@ class Penalty:
 def check_penalties_enabled(rules: Rules) -> None:
     """Reject a penalty request under a ruleset without coins (R13 exists only in [003])."""
     if not rules.coins:
-        raise InvalidArgument(
+        raise InvalidArgumentError(
             "ruleset",
             Problem.INCONSISTENT,
             "forced-quit penalties are off in this ruleset (Rules.coins is False)",
@@ -165,13 +165,13 @@ def _paid_on_behalf(*, deducted: int, quitter_side_lost: bool | None, owed: int 
         return None
     if not isinstance(quitter_side_lost, bool) or owed is None:
         missing = "owed" if owed is None else "quitter_side_lost"
-        raise InvalidArgument(
+        raise InvalidArgumentError(
             missing, Problem.MISSING, "quitter_side_lost (a bool) and owed must be given together (R13.4)"
         )
     check_int("owed", owed)
     if not quitter_side_lost:
         if owed:
-            raise InvalidArgument(
+            raise InvalidArgumentError(
                 "owed", Problem.INCONSISTENT, f"owed must be 0 when the quitter's side won, got {owed}"
             )
         return 0  # the quitter receives nothing
@@ -184,7 +184,7 @@ def _member(kind: type[E], value: str, argument: str) -> E:
         return kind(value)
     except ValueError:
         names = ", ".join(member.value for member in kind)
-        raise InvalidArgument(
+        raise InvalidArgumentError(
             argument, Problem.UNKNOWN_VALUE, f"unknown {kind.__name__} {value!r}; one of {names}"
         ) from None
 
@@ -222,7 +222,7 @@ def auto_lead(ctx: TrumpContext, hand: Hand) -> int:
         for face in reversed(ctx.faces[group]):
             if hand[face]:
                 return face
-    raise InvalidArgument("hand", Problem.BAD_SIZE, "an empty hand has no card to lead")
+    raise InvalidArgumentError("hand", Problem.BAD_SIZE, "an empty hand has no card to lead")
 
 
 def auto_bury(*, hand33: Hand, bottom: Sequence[int]) -> tuple[Hand, tuple[int, ...]]:
@@ -232,21 +232,21 @@ def auto_bury(*, hand33: Hand, bottom: Sequence[int]) -> tuple[Hand, tuple[int, 
     """
     _check_hand(hand33)
     if hand_size(hand33) != DEALER_HAND_SIZE:
-        raise InvalidArgument(
+        raise InvalidArgumentError(
             "dealer_hand",
             Problem.BAD_SIZE,
             f"hand33 must hold {DEALER_HAND_SIZE} cards, got {hand_size(hand33)}",
         )
     buried = tuple(bottom)
     if len(buried) != BOTTOM_SIZE:
-        raise InvalidArgument(
+        raise InvalidArgumentError(
             "bottom", Problem.BAD_SIZE, f"bottom must hold {BOTTOM_SIZE} cards, got {len(buried)}"
         )
     for i, face in enumerate(buried):
         try:
             check_int("bottom card", face, high=NUM_FACES - 1)
-        except InvalidArgument as error:
-            raise InvalidArgument(f"bottom[{i}]", Problem.UNKNOWN_VALUE, error.message) from None
+        except InvalidArgumentError as error:
+            raise InvalidArgumentError(f"bottom[{i}]", Problem.UNKNOWN_VALUE, error.message) from None
     if not contains(hand33, buried):
         missing = " ".join(
             format_card(face) for face in sorted(set(buried)) if buried.count(face) > hand33[face]
@@ -254,7 +254,7 @@ def auto_bury(*, hand33: Hand, bottom: Sequence[int]) -> tuple[Hand, tuple[int, 
         held = list(faces_of(hand33))
         for i, face in enumerate(buried):  # the first bottom card the dealer's 33 cards cannot account for
             if face not in held:
-                raise InvalidArgument(
+                raise InvalidArgumentError(
                     f"bottom[{i}]",
                     Problem.INCONSISTENT,
                     f"the bottom cards {missing} are not in the dealer's hand: "
@@ -267,7 +267,7 @@ def auto_bury(*, hand33: Hand, bottom: Sequence[int]) -> tuple[Hand, tuple[int, 
 def _check_hand(hand: Hand) -> None:
     """A count vector of 54 entries, each 0..2 (R1.2)."""
     if len(hand) != NUM_FACES:
-        raise InvalidArgument(
+        raise InvalidArgumentError(
             "hand", Problem.BAD_SIZE, f"a hand is a count vector of {NUM_FACES} entries, got {len(hand)}"
         )
     for face, count in enumerate(hand):

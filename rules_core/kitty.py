@@ -2,7 +2,7 @@
 
 There is no restriction on which 8: trumps and point cards may be buried (R11.3). An illegal bury is an
 answer, not an exception; only a malformed state (a dealer hand that is not 33 cards, an unknown face, a
-third copy) raises InvalidArgument.
+third copy) raises InvalidArgumentError.
 
 >>> from rules_core.cards import hand_of, hand_size, parse_cards
 >>> hand = hand_of([*range(27), 52, 52, 53, 53, 13, 14])  # 33 cards: S2..CA, jokers, H2 H3 again
@@ -29,7 +29,7 @@ from rules_core.cards import (
     hand_of,
     remove,
 )
-from rules_core.errors import InvalidArgument, Problem
+from rules_core.errors import InvalidArgumentError, Problem
 from rules_core.verdicts import Violation
 
 
@@ -52,7 +52,7 @@ def check_bury(*, hand: Hand, bury: Sequence[int]) -> BuryResult:
     _validate_dealer_hand(hand)
     try:
         buried = hand_of(bury)  # unknown faces and third copies are malformed
-    except InvalidArgument as error:
+    except InvalidArgumentError as error:
         raise error.within("bury") from None
     if len(bury) != BOTTOM_SIZE:
         return BuryResult(
@@ -74,9 +74,11 @@ def check_bury(*, hand: Hand, bury: Sequence[int]) -> BuryResult:
 def _validate_dealer_hand(hand: Hand) -> None:
     """The dealer's hand after taking the bottom is a count vector of exactly 33 cards (R11.1)."""
     if len(hand) != NUM_FACES or any(not 0 <= count <= COPIES for count in hand):
-        raise InvalidArgument("hand", Problem.BAD_SIZE, f"a hand must be {NUM_FACES} counts of 0..{COPIES}")
+        raise InvalidArgumentError(
+            "hand", Problem.BAD_SIZE, f"a hand must be {NUM_FACES} counts of 0..{COPIES}"
+        )
     if sum(hand) != DEALER_HAND_SIZE:
-        raise InvalidArgument(
+        raise InvalidArgumentError(
             "hand",
             Problem.BAD_SIZE,
             f"the dealer's hand holds exactly {DEALER_HAND_SIZE} cards, got {sum(hand)}: "

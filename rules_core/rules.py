@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Final
 
-from rules_core.errors import InvalidArgument, Problem
+from rules_core.errors import InvalidArgumentError, Problem
 
 
 class ThrowCheck(StrEnum):
@@ -129,7 +129,7 @@ class Rules:
                 raise TypeError(f"{name} must be a {kind.__name__}")
         for level in self.must_play:
             if not isinstance(level, int) or not 2 <= level <= 14:
-                raise InvalidArgument(
+                raise InvalidArgumentError(
                     "must_play", Problem.OUT_OF_RANGE, f"must-play level {level!r} is not a level rank 2..14"
                 )
 

@@ -14,8 +14,8 @@ RULES.md's recommended readings of R12.6:
 The house's take, :attr:`CoinSettlement.rake`, is exactly what the four seats lose in total:
 ``sum(deltas) == -rake``.
 
-Coins exist only in rulesets with ``Rules.coins`` (R12.7); any other ruleset gets an InvalidArgument, because
-asking for a coin settlement there is a malformed request, not a rule outcome.
+Coins exist only in rulesets with ``Rules.coins`` (R12.7); any other ruleset gets an InvalidArgumentError,
+because asking for a coin settlement there is a malformed request, not a rule outcome.
 
 >>> from rules_core.rules import RULEBOOK_003
 >>> coins = settle_coins(
@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from rules_core.cards import PLAYERS
-from rules_core.errors import InvalidArgument, Problem
+from rules_core.errors import InvalidArgumentError, Problem
 from rules_core.rules import Rules
 from rules_core.settlement import (
     Side,
@@ -81,7 +81,7 @@ class CoinSettlement:
 def check_coins_enabled(rules: Rules) -> None:
     """Reject a coin request under a ruleset without Tao Dou (R12.7: [000]/[001] have no coins)."""
     if not rules.coins:
-        raise InvalidArgument(
+        raise InvalidArgumentError(
             "tao_dou", Problem.INCONSISTENT, "Tao Dou is off in this ruleset (Rules.coins is False)"
         )
 
@@ -91,7 +91,7 @@ def check_stake(*, base: int, dealer_level: int, overturn: int) -> None:
     check_int("base", base)
     check_level("dealer_level", dealer_level)
     if isinstance(overturn, bool) or overturn not in OVERTURN_MULTIPLIERS:
-        raise InvalidArgument(
+        raise InvalidArgumentError(
             "overturn", Problem.OUT_OF_RANGE, f"overturn must be one of 1, 2, 4, 8, got {overturn!r}"
         )
 
@@ -149,7 +149,7 @@ def _check_balances(balances: Sequence[int] | None) -> tuple[int, ...] | None:
         return None
     wallets = tuple(balances)
     if len(wallets) != PLAYERS:
-        raise InvalidArgument(
+        raise InvalidArgumentError(
             "balances", Problem.BAD_SIZE, f"balances must hold {PLAYERS} seats, got {len(wallets)}"
         )
     for seat, coins in enumerate(wallets):

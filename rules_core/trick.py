@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from rules_core.cards import PLAYERS, POINTS, format_cards
-from rules_core.errors import InvalidArgument, Problem
+from rules_core.errors import InvalidArgumentError, Problem
 from rules_core.ruffing import NO_KEY, ruff_key
 from rules_core.rules import DigMultiplier, DigShape, Rules
 from rules_core.shapes import Decomposition, decompose
@@ -86,21 +86,23 @@ def resolve_trick(
 ) -> TrickResult:
     """Decide a trick of four plays in play order, starting with ``leader`` (R7, R8).
 
-    Raises InvalidArgument for a malformed trick: not four plays, plays of unequal size, or a lead that mixes
-    categories (such a lead can never be on the table, R4.3).
+    Raises InvalidArgumentError for a malformed trick: not four plays, plays of unequal size, or a lead
+    that mixes categories (such a lead can never be on the table, R4.3).
     """
     if len(plays) != PLAYERS:
-        raise InvalidArgument("plays", Problem.BAD_SIZE, f"a trick has {PLAYERS} plays, got {len(plays)}")
+        raise InvalidArgumentError(
+            "plays", Problem.BAD_SIZE, f"a trick has {PLAYERS} plays, got {len(plays)}"
+        )
     lead = decompose(ctx, plays[0])
     if not plays[0] or lead.category is None:
-        raise InvalidArgument(
+        raise InvalidArgumentError(
             "plays[0].cards",
             Problem.INCONSISTENT,
             f"plays[0]: {format_cards(plays[0])} is not a lead of one category",
         )
     for i, play in enumerate(plays[1:], start=1):
         if len(play) != len(plays[0]):
-            raise InvalidArgument(
+            raise InvalidArgumentError(
                 f"plays[{i}].cards",
                 Problem.BAD_SIZE,
                 f"plays[{i}]: {len(play)} cards follow a lead of {len(plays[0])}",

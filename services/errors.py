@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from rules_core.errors import InvalidArgument
+from rules_core.errors import InvalidArgumentError
 
 
 class Reason(StrEnum):
@@ -59,7 +59,7 @@ def invalid(field: str, reason: Reason, description: str) -> InvalidRequestError
     return InvalidRequestError(FieldViolation(field, reason, description))
 
 
-def from_engine(error: InvalidArgument, prefix: str = "") -> InvalidRequestError:
+def from_engine(error: InvalidArgumentError, prefix: str = "") -> InvalidRequestError:
     """The INVALID_ARGUMENT of a rules_core decision: its argument is already the request field's path
     (``prefix`` places it under a request field), its problem is one of our reasons by value."""
     return invalid(error.within(prefix).argument, Reason(error.problem.value), error.message)

@@ -12,10 +12,10 @@ from collections.abc import Callable, Sequence
 from typing import Any, Final, TypeVar
 
 from rules_core.audit import HandRecord, audit_hand
-from rules_core.errors import InvalidArgument
 from rules_core.autoplay import suggest_play
 from rules_core.bidding import resolve_declarations
 from rules_core.cards import BOTTOM_SIZE, DEALER_HAND_SIZE, HAND_SIZE, PLAYERS, hand_of, points_of
+from rules_core.errors import InvalidArgumentError
 from rules_core.follow import check_follow
 from rules_core.forced_quit import Role, auto_bury, auto_lead, penalty
 from rules_core.kitty import check_bury
@@ -61,7 +61,7 @@ def _answers(method: Handler[Request, Response]) -> Handler[Request, Response]:
     def handle(self: Any, request: Request, context: Context) -> Response:
         try:
             return method(self, request, context)
-        except InvalidArgument as error:
+        except InvalidArgumentError as error:
             raise from_engine(error) from None
 
     return handle
