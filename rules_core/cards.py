@@ -226,3 +226,52 @@ def add(hand: Hand, faces: Iterable[int]) -> Hand:
 def points_of(faces: Iterable[int]) -> int:
     """Total point value of some cards (R8.1)."""
     return sum(POINTS[face] for face in faces)
+
+
+class Deck:
+    """The cards of one request, counted across its arguments: all of them come from the same two decks.
+
+    Each :meth:`add` names its argument's path, so a third copy is reported where it appears
+    (``trick.plays[0].cards[1]``), with the arguments that hold the other two.
+    """
+
+    __slots__ = ("_counts", "_fields")
+
+    def __init__(self) -> None:
+        self._counts = [0] * NUM_FACES
+        self._fields: list[tuple[str, Sequence[int]]] = []
+
+    def add(self, faces: Sequence[int], path: str) -> None:
+        """Count an argument's cards; raises InvalidArgumentError at a third copy or an unknown face."""
+        counts = self._counts
+        for i, face in enumerate(faces):
+            if not 0 <= face < NUM_FACES:
+                raise InvalidArgumentError(f"{path}[{i}]", Problem.UNKNOWN_VALUE, f"unknown face {face}")
+            counts[face] += 1
+            if counts[face] > COPIES:
+                raise InvalidArgumentError(f"{path}[{i}]", Problem.TOO_MANY_COPIES, self._third(face, path))
+        self._fields.append((path, faces))
+
+    def hand(self) -> Hand:
+        """Every card added so far, as a count vector."""
+        return tuple(self._counts)
+
+    def _third(self, face: int, path: str) -> str:
+        earlier = " and ".join(where for where, field in self._fields if face in field)
+        if not earlier:
+            return f"a third {format_card(face)}: two decks hold only {COPIES} of each card"
+        return f"a third {format_card(face)} (also in {earlier}): two decks hold only {COPIES}"
+
+
+def check_copies(faces: Sequence[int], path: str) -> Hand:
+    """The count vector of one argument's cards, named by ``path`` at an unknown face or a third copy."""
+    deck = Deck()
+    deck.add(faces, path)
+    return deck.hand()
+
+
+def check_size(faces: Sequence[int], path: str, low: int, high: int, what: str) -> None:
+    """Reject a list of cards whose size is outside ``low..high`` (a hand, a bottom, a play)."""
+    if not low <= len(faces) <= high:
+        bounds = f"exactly {low}" if low == high else f"{low} to {high}"
+        raise InvalidArgumentError(path, Problem.BAD_SIZE, f"{what} holds {bounds} cards, got {len(faces)}")

@@ -39,11 +39,13 @@ from rules_core.rules import (
     Rules,
     ThrowCheck,
 )
+from rules_core.seating import SeatCards
 from rules_core.settlement import Settlement, Side
 from rules_core.shapes import Component, Decomposition, Shape, decompose
 from rules_core.taodou import CoinSettlement
 from rules_core.trick import Judgement, TrickResult
 from rules_core.trump import TrumpContext, trump_context
+from rules_core.turn import Listing, PlayVerdict, Suggestion
 from rules_core.verdicts import Illegal, Legal, ThrowResult, Violation
 from services.errors import Reason, invalid
 from tractor.rules.v1 import rules_service_pb2 as pb
@@ -214,6 +216,39 @@ def faces(values: Sequence[int], path: str) -> tuple[int, ...]:
             )
         result.append(face)
     return tuple(result)
+
+
+def cards(values: Sequence[int], path: str) -> tuple[int, ...]:
+    """Card enum numbers to faces: the wire-level check only (a number the Card enum does not define,
+    a list longer than both decks). Copies, sizes and everything else about the cards are rules_core's."""
+    if len(values) > MAX_CARDS:
+        raise invalid(
+            path,
+            Reason.BAD_SIZE,
+            f"a card list holds at most {MAX_CARDS} cards (two decks), got {len(values)}",
+        )
+    for i, value in enumerate(values):
+        if not 1 <= value <= NUM_FACES:
+            raise invalid(
+                f"{path}[{i}]",
+                Reason.UNKNOWN_VALUE,
+                f"unknown card {value}; cards are CARD_S2 (1) .. CARD_BJ (54)",
+            )
+    return tuple(value - 1 for value in values)
+
+
+def seated(messages: Sequence[t.SeatCards], path: str) -> tuple[SeatCards, ...]:
+    """Seat-and-cards entries as (seat, faces); their seats and sizes are judged by rules_core."""
+    if len(messages) > PLAYERS:
+        raise invalid(path, Reason.BAD_SIZE, f"at most one entry per seat ({PLAYERS}), got {len(messages)}")
+    return tuple((m.seat, cards(m.cards, f"{path}[{i}].cards")) for i, m in enumerate(messages))
+
+
+def trick_leader(
+    request: pb.ValidatePlayRequest | pb.ListLegalPlaysRequest | pb.SuggestPlayRequest,
+) -> int | None:
+    """The trick's leader, or None when the request has no trick (the seat leads)."""
+    return request.trick.leader if request.HasField("trick") else None
 
 
 def sized(cards: tuple[int, ...], path: str, low: int, high: int, what: str) -> tuple[int, ...]:
@@ -519,14 +554,9 @@ def throw_outcome(result: ThrowResult) -> t.ThrowOutcome:
     )
 
 
-def play_response(
-    ctx: TrumpContext, verdict: Legal | Illegal, play: Sequence[int]
-) -> pb.ValidatePlayResponse:
+def play_response(result: PlayVerdict) -> pb.ValidatePlayResponse:
     """The verdict on a play, with the play's own shape whether it is legal or not."""
-    if isinstance(verdict, Legal):
-        decomposition: Decomposition | None = verdict.play  # the engine decomposed it already
-    else:
-        decomposition = decompose(ctx, play) if play else None
+    verdict, decomposition = result.verdict, result.shape
     response = pb.ValidatePlayResponse(
         shape=shape(decomposition),
         components=[component(c) for c in decomposition.components] if decomposition else [],
@@ -540,6 +570,21 @@ def play_response(
     response.message = verdict.message
     response.required.extend(component(c) for c in verdict.required)
     return response
+
+
+def listing_response(result: Listing) -> pb.ListLegalPlaysResponse:
+    """A bounded listing of legal plays with their shapes."""
+    return pb.ListLegalPlaysResponse(
+        plays=[pb.CandidatePlay(cards=cards_out(play), shape=shape(value)) for play, value in result.plays],
+        truncated=result.truncated,
+    )
+
+
+def suggestion_response(result: Suggestion) -> pb.SuggestPlayResponse:
+    """The auto-play and why."""
+    return pb.SuggestPlayResponse(
+        cards=cards_out(result.cards), shape=shape(result.shape), reason=result.reason
+    )
 
 
 def reason_label(verdict: Legal | Illegal) -> str:

@@ -12,14 +12,12 @@ from collections.abc import Callable, Sequence
 from typing import Any, Final, TypeVar
 
 from rules_core.audit import HandRecord, audit_hand
-from rules_core.autoplay import suggest_play
 from rules_core.bidding import resolve_declarations
 from rules_core.cards import BOTTOM_SIZE, DEALER_HAND_SIZE, HAND_SIZE, PLAYERS, hand_of, points_of
 from rules_core.errors import InvalidArgumentError
 from rules_core.follow import check_follow
 from rules_core.forced_quit import Role, auto_bury, auto_lead, penalty
 from rules_core.kitty import check_bury
-from rules_core.legal_plays import MAX_LIMIT, legal_plays
 from rules_core.rules import Rules
 from rules_core.settlement import settle_hand
 from rules_core.shapes import decompose
@@ -27,6 +25,7 @@ from rules_core.taodou import BASIS_POINTS, OVERTURN_MULTIPLIERS, CoinSettlement
 from rules_core.throw import check_lead
 from rules_core.trick import resolve_trick
 from rules_core.trump import TrumpContext
+from rules_core.turn import list_plays, suggest, validate_play
 from rules_core.verdicts import Illegal, Legal
 from services import convert
 from services.errors import InvalidRequestError, Reason, from_engine, invalid
@@ -86,22 +85,6 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
         if isinstance(verdict, Legal) and verdict.throw is not None:
             self._metrics.count(self._metrics.throws, "succeeded" if verdict.throw.succeeded else "failed")
 
-    def _turn(
-        self,
-        ctx: TrumpContext,
-        request: pb.ValidatePlayRequest | pb.ListLegalPlaysRequest | pb.SuggestPlayRequest,
-    ) -> tuple[convert.Turn, convert.Deck]:
-        deck = convert.Deck()
-        turn = convert.turn(
-            ctx,
-            seat_value=request.seat,
-            hand_values=request.hand,
-            trick=request.trick,
-            has_trick=request.HasField("trick"),
-            deck=deck,
-        )
-        return turn, deck
-
     # ---------------------------------------------------------------------------------------------
     # plays
 
@@ -110,28 +93,24 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
         """R4 (leads and throws) or R5 (follows), by whether the trick has plays."""
         rules, preset = self._rules(request.ruleset, "ValidatePlay")
         ctx = convert.trump(request.level, request.contract)
-        turn, deck = self._turn(ctx, request)
-        play = convert.faces(request.cards, "cards")
-        hand = hand_of(turn.cards)
+        hand, plays = convert.cards(request.hand, "hand"), convert.seated(request.trick.plays, "trick.plays")
+        cards, others = (
+            convert.cards(request.cards, "cards"),
+            convert.seated(request.other_hands, "other_hands"),
+        )
         check_deadline(context)
-        verdict: Legal | Illegal
-        if turn.plays:
-            verdict = check_follow(ctx, rules, hand=hand, lead=turn.lead, play=play)
-        else:
-            others = {}
-            if request.other_hands:
-                seats = [s for s in range(PLAYERS) if s != turn.seat]
-                listed = convert.seat_cards(request.other_hands, "other_hands", seats=seats, deck=deck)
-                others = {s: hand_of(cards) for s, cards in listed.items()}
-            elif _is_throw(ctx, play):
-                raise invalid(
-                    "other_hands",
-                    Reason.MISSING,
-                    "a throw is judged against the other three hands (R4.4): give their cards",
-                )
-            verdict = check_lead(ctx, rules, hand=hand, lead=play, others=others)
-        self._verdict("ValidatePlay", preset, verdict)
-        return convert.play_response(ctx, verdict, play)
+        result = validate_play(
+            ctx,
+            rules,
+            seat=request.seat,
+            hand=hand,
+            trick_leader=convert.trick_leader(request),
+            trick_plays=plays,
+            cards=cards,
+            others=others or None,
+        )
+        self._verdict("ValidatePlay", preset, result.verdict)
+        return convert.play_response(result)
 
     @_answers
     def ResolveTrick(self, request: pb.ResolveTrickRequest, context: Context) -> pb.ResolveTrickResponse:
@@ -201,36 +180,29 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
         """Legal follows by the R5.3 procedure, or one-component leads plus whole-holding throws."""
         self._rules(request.ruleset, "ListLegalPlays")
         ctx = convert.trump(request.level, request.contract)
-        turn, _ = self._turn(ctx, request)
-        limit = request.max_plays or DEFAULT_LIST_LIMIT
-        if limit > MAX_LIMIT:
-            raise invalid("max_plays", Reason.OUT_OF_RANGE, f"max_plays is at most {MAX_LIMIT}, got {limit}")
+        hand, plays = convert.cards(request.hand, "hand"), convert.seated(request.trick.plays, "trick.plays")
         check_deadline(context)
-        listing = legal_plays(ctx, hand=hand_of(turn.cards), lead=turn.lead, limit=limit)
-        return pb.ListLegalPlaysResponse(
-            plays=[
-                pb.CandidatePlay(cards=convert.cards_out(play), shape=convert.shape(decompose(ctx, play)))
-                for play in listing.plays
-            ],
-            truncated=listing.truncated,
+        listing = list_plays(
+            ctx,
+            seat=request.seat,
+            hand=hand,
+            trick_leader=convert.trick_leader(request),
+            trick_plays=plays,
+            limit=request.max_plays,
         )
+        return convert.listing_response(listing)
 
     @_answers
     def SuggestPlay(self, request: pb.SuggestPlayRequest, context: Context) -> pb.SuggestPlayResponse:
         """Auto-play (R13.6): the rightmost smallest card as a lead, the weakest legal follow otherwise."""
         self._rules(request.ruleset, "SuggestPlay")
         ctx = convert.trump(request.level, request.contract)
-        turn, _ = self._turn(ctx, request)
+        hand, plays = convert.cards(request.hand, "hand"), convert.seated(request.trick.plays, "trick.plays")
         check_deadline(context)
-        play = suggest_play(ctx, hand=hand_of(turn.cards), lead=turn.lead)
-        reason = (
-            "follow: the weakest legal play, rightmost cards first (R13.6)"
-            if turn.plays
-            else "lead: the rightmost smallest card of the default layout (R13.6)"
+        suggestion = suggest(
+            ctx, seat=request.seat, hand=hand, trick_leader=convert.trick_leader(request), trick_plays=plays
         )
-        return pb.SuggestPlayResponse(
-            cards=convert.cards_out(play), shape=convert.shape(decompose(ctx, play)), reason=reason
-        )
+        return convert.suggestion_response(suggestion)
 
     # ---------------------------------------------------------------------------------------------
     # settlement and coins
