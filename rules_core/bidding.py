@@ -490,3 +490,52 @@ def _dealer(
 
 def _suit_name(suit: Suit | None) -> str:
     return "no-trump" if suit is None else _SUIT_NAMES[suit]
+
+
+Shown = tuple[int, tuple[int, ...], tuple[int, ...] | None]
+"""A declaration as a request gives it: the seat, the cards shown, and the cards received so far (or None)."""
+
+
+def declarations_of(acts: Sequence[Shown], path: str = "declarations") -> tuple[Declaration, ...]:
+    """Declaration values from a request's acts; a malformed act is named by its path
+    (``declarations[1].seat``)."""
+    found = []
+    for i, (seat, cards, hand) in enumerate(acts):
+        try:
+            held = None
+            if hand is not None:
+                if not 1 <= len(hand) <= HAND_SIZE:
+                    raise InvalidArgumentError(
+                        "hand",
+                        Problem.BAD_SIZE,
+                        f"a hand during the deal holds 1 to {HAND_SIZE} cards, got {len(hand)}",
+                    )
+                try:
+                    held = hand_of(hand)
+                except InvalidArgumentError as error:
+                    raise error.within("hand") from None
+            found.append(Declaration(seat=seat, cards=cards, hand=held))
+        except InvalidArgumentError as error:
+            raise error.within(f"{path}[{i}]") from None
+    return tuple(found)
+
+
+def declare(
+    *,
+    rules: Rules,
+    level: int,
+    acts: Sequence[Shown],
+    first_hand: bool,
+    first_seated: int = 0,
+    dealer: int | None = None,
+) -> Bidding:
+    """The request-level :func:`resolve_declarations`: the acts as a request lists them (R10)."""
+    sequence = declarations_of(acts)
+    return resolve_declarations(
+        rules=rules,
+        level=level,
+        sequence=sequence,
+        first_hand=first_hand,
+        first_seated=first_seated,
+        dealer=dealer,
+    )

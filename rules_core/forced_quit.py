@@ -29,9 +29,12 @@ from rules_core.cards import (
     BOTTOM_SIZE,
     COPIES,
     DEALER_HAND_SIZE,
+    HAND_SIZE,
     NUM_FACES,
     Hand,
     Suit,
+    check_copies,
+    check_size,
     contains,
     faces_of,
     format_card,
@@ -40,8 +43,8 @@ from rules_core.cards import (
 )
 from rules_core.errors import InvalidArgumentError, Problem
 from rules_core.rules import Rules
-from rules_core.settlement import check_int
-from rules_core.taodou import check_stake
+from rules_core.settlement import check_int, check_seat
+from rules_core.taodou import check_overturn, check_stake
 from rules_core.trump import TRUMP, TrumpContext
 
 E = TypeVar("E", bound=StrEnum)
@@ -272,3 +275,83 @@ def _check_hand(hand: Hand) -> None:
         )
     for face, count in enumerate(hand):
         check_int(f"hand[{face}]", count, high=COPIES)
+
+
+@dataclass(frozen=True, slots=True)
+class Quit:
+    """A forced quit as a request asks about it: the penalty, and the system's actions for a dealer."""
+
+    penalty: Penalty
+    auto_bury: tuple[int, ...]
+    """R13.6: the 8 bottom cards buried for a dealer who quit before burying; () otherwise."""
+    auto_lead: int | None
+    """R13.6: the single card led for a quitting dealer, when his hand was given."""
+
+
+def forced_quit(
+    *,
+    rules: Rules,
+    phase: Phase,
+    role: Role,
+    seat: int,
+    base: int,
+    dealer_level: int,
+    overturn: int,
+    balance: int,
+    quitter_side_lost: bool | None = None,
+    owed: int | None = None,
+    ctx: TrumpContext | None = None,
+    dealer_hand: Sequence[int] = (),
+    bottom: Sequence[int] = (),
+) -> Quit:
+    """R13: the request-level forced quit, its arguments named like the request's fields.
+
+    ``dealer_hand`` (25 cards after burying, or 33 with the ``bottom`` he received) asks for the
+    automatic bury and lead of a quitting dealer (R13.6), in the trump context ``ctx``.
+    """
+    check_penalties_enabled(rules)
+    check_seat("seat", seat)
+    check_overturn(overturn, "overturn_multiplier")
+    result = penalty(
+        rules=rules,
+        phase=phase,
+        role=role,
+        base=base,
+        dealer_level=dealer_level,
+        overturn=overturn,
+        balance=balance,
+        quitter_side_lost=quitter_side_lost,
+        owed=owed,
+    )
+    if not dealer_hand:
+        if bottom:
+            raise InvalidArgumentError(
+                "bottom", Problem.INCONSISTENT, "the bottom goes with dealer_hand (R13.6)"
+            )
+        return Quit(result, (), None)
+    if role is not Role.DEALER:
+        raise InvalidArgumentError(
+            "dealer_hand",
+            Problem.INCONSISTENT,
+            "the automatic bury and lead are for a quitting dealer (R13.6)",
+        )
+    if ctx is None:
+        raise InvalidArgumentError("contract", Problem.MISSING, "the automatic lead needs the trump context")
+    buried, hand = _dealer_cards(dealer_hand, bottom)
+    return Quit(result, buried, auto_lead(ctx, hand))
+
+
+def _dealer_cards(cards: Sequence[int], bottom: Sequence[int]) -> tuple[tuple[int, ...], Hand]:
+    """R13.6 inputs: the cards buried for the dealer (the bottom he received) and his 25-card hand."""
+    held = check_copies(cards, "dealer_hand")
+    check_copies(bottom, "bottom")
+    if len(cards) == HAND_SIZE:
+        if bottom:
+            raise InvalidArgumentError(
+                "bottom", Problem.INCONSISTENT, "a dealer with 25 cards has buried already; omit bottom"
+            )
+        return (), held
+    check_size(cards, "dealer_hand", DEALER_HAND_SIZE, DEALER_HAND_SIZE, "the dealer's hand (25 or 33 cards)")
+    check_size(bottom, "bottom", BOTTOM_SIZE, BOTTOM_SIZE, "the bottom the dealer received")
+    hand, buried = auto_bury(hand33=held, bottom=bottom)
+    return buried, hand

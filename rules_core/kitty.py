@@ -24,9 +24,12 @@ from rules_core.cards import (
     DEALER_HAND_SIZE,
     NUM_FACES,
     Hand,
+    check_copies,
+    check_size,
     faces_of,
     format_cards,
     hand_of,
+    points_of,
     remove,
 )
 from rules_core.errors import InvalidArgumentError, Problem
@@ -45,6 +48,11 @@ class BuryResult:
     """The 25-card hand the dealer plays with (R11.2), when legal."""
     bottom: tuple[int, ...] = ()
     """The buried faces in face order, when legal."""
+
+    @property
+    def bottom_points(self) -> int:
+        """The point value of the buried cards (R8.1); 0 unless the bury is legal."""
+        return points_of(self.bottom)
 
 
 def check_bury(*, hand: Hand, bury: Sequence[int]) -> BuryResult:
@@ -84,3 +92,11 @@ def _validate_dealer_hand(hand: Hand) -> None:
             f"the dealer's hand holds exactly {DEALER_HAND_SIZE} cards, got {sum(hand)}: "
             f"the dealer buries from {DEALER_HAND_SIZE} cards (R11.1)",
         )
+
+
+def validate_bury(*, hand: Sequence[int], bury: Sequence[int]) -> BuryResult:
+    """The request-level :func:`check_bury`: the dealer's 33 cards and the bury as lists of faces."""
+    check_size(hand, "hand", DEALER_HAND_SIZE, DEALER_HAND_SIZE, "the dealer's hand")
+    held = check_copies(hand, "hand")
+    check_copies(bury, "bury")
+    return check_bury(hand=held, bury=bury)

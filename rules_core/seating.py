@@ -11,12 +11,14 @@ from collections.abc import Iterable, Sequence
 
 from rules_core.cards import HAND_SIZE, PLAYERS, Deck, check_size
 from rules_core.errors import InvalidArgumentError, Problem
+from rules_core.shapes import Decomposition, decompose
+from rules_core.trump import TrumpContext
 
 SeatCards = tuple[int, tuple[int, ...]]
 """A seat and some of its cards (faces): a play, or a hand."""
 
 
-def check_seat(seat: int, path: str) -> int:
+def seat_in_range(seat: int, path: str) -> int:
     """A seat 0..3 (R1.5)."""
     if isinstance(seat, bool) or not 0 <= seat < PLAYERS:
         raise InvalidArgumentError(
@@ -30,7 +32,7 @@ def in_turn(plays: Sequence[SeatCards], path: str, *, leader: int) -> tuple[tupl
     for i, (seat, _) in enumerate(plays):
         where = f"{path}[{i}].seat"
         expected = (leader + i) % PLAYERS
-        if check_seat(seat, where) != expected:
+        if seat_in_range(seat, where) != expected:
             raise InvalidArgumentError(
                 where,
                 Problem.OUT_OF_ORDER,
@@ -57,7 +59,7 @@ def by_seat(
     found: dict[int, tuple[int, ...]] = {}
     for i, (seat, cards) in enumerate(hands):
         where = f"{path}[{i}]"
-        check_seat(seat, f"{where}.seat")
+        seat_in_range(seat, f"{where}.seat")
         if seat in found:
             raise InvalidArgumentError(f"{where}.seat", Problem.OUT_OF_ORDER, f"seat {seat} is listed twice")
         if seat not in wanted:
@@ -72,3 +74,29 @@ def by_seat(
     if missing:
         raise InvalidArgumentError(path, Problem.MISSING, f"seats {', '.join(map(str, missing))} are missing")
     return found
+
+
+def table_plays(
+    ctx: TrumpContext, plays: Sequence[SeatCards], path: str, *, leader: int, deck: Deck
+) -> tuple[tuple[tuple[int, ...], ...], Decomposition]:
+    """Plays as they lie on the table: in turn order, a one-category lead (R4.3), follows of its size
+    (R5.1); their cards join ``deck``. Returns the plays' cards and the lead's decomposition."""
+    cards = in_turn(plays, path, leader=leader)
+    for i, play in enumerate(cards):
+        deck.add(play, f"{path}[{i}].cards")
+    lead = cards[0] if cards else ()
+    led = decompose(ctx, lead)
+    if not lead or led.category is None:
+        raise InvalidArgumentError(
+            f"{path}[0].cards",
+            Problem.INCONSISTENT,
+            "a lead on the table is one or more cards of one category",
+        )
+    for i, play in enumerate(cards[1:], start=1):
+        if len(play) != len(lead):
+            raise InvalidArgumentError(
+                f"{path}[{i}].cards",
+                Problem.BAD_SIZE,
+                f"every play has the lead's {len(lead)} cards, got {len(play)}",
+            )
+    return cards, led

@@ -19,7 +19,7 @@ from rules_core.errors import InvalidArgumentError, Problem
 from rules_core.follow import follow_verdict
 from rules_core.legal_plays import legal_plays
 from rules_core.rules import Rules
-from rules_core.seating import SeatCards, by_seat, check_seat, in_turn
+from rules_core.seating import SeatCards, by_seat, seat_in_range, table_plays
 from rules_core.shapes import Decomposition, decompose
 from rules_core.throw import lead_verdict
 from rules_core.trump import TrumpContext
@@ -58,12 +58,12 @@ def check_turn(
     trick_plays: Sequence[SeatCards],
 ) -> Turn:
     """Validate a seat, its hand (1..25 cards) and the trick so far (``trick_leader`` None: no trick)."""
-    check_seat(seat, "seat")
+    seat_in_range(seat, "seat")
     check_size(hand, "hand", 1, HAND_SIZE, "a hand")
     deck = Deck()
     deck.add(hand, "hand")
     held = deck.hand()
-    leader = check_seat(trick_leader or 0, "trick.leader")
+    leader = seat_in_range(trick_leader or 0, "trick.leader")
     if not trick_plays:
         if trick_leader is not None and leader != seat:
             raise InvalidArgumentError(
@@ -87,32 +87,6 @@ def check_turn(
             f"a follower holds at least as many cards as were led ({len(plays[0])}), got {len(hand)}",
         )
     return Turn(seat, held, leader, plays, led, deck)
-
-
-def table_plays(
-    ctx: TrumpContext, plays: Sequence[SeatCards], path: str, *, leader: int, deck: Deck
-) -> tuple[tuple[tuple[int, ...], ...], Decomposition]:
-    """Plays as they lie on the table: in turn order, a one-category lead (R4.3), follows of its size
-    (R5.1); their cards join ``deck``. Returns the plays' cards and the lead's decomposition."""
-    cards = in_turn(plays, path, leader=leader)
-    for i, play in enumerate(cards):
-        deck.add(play, f"{path}[{i}].cards")
-    lead = cards[0] if cards else ()
-    led = decompose(ctx, lead)
-    if not lead or led.category is None:
-        raise InvalidArgumentError(
-            f"{path}[0].cards",
-            Problem.INCONSISTENT,
-            "a lead on the table is one or more cards of one category",
-        )
-    for i, play in enumerate(cards[1:], start=1):
-        if len(play) != len(lead):
-            raise InvalidArgumentError(
-                f"{path}[{i}].cards",
-                Problem.BAD_SIZE,
-                f"every play has the lead's {len(lead)} cards, got {len(play)}",
-            )
-    return cards, led
 
 
 @dataclass(frozen=True, slots=True)
