@@ -27,12 +27,10 @@ from typing import Final, TypeVar
 
 from rules_core.cards import (
     BOTTOM_SIZE,
-    COPIES,
     DEALER_HAND_SIZE,
     HAND_SIZE,
     NUM_FACES,
     Hand,
-    Suit,
     check_copies,
     check_size,
     contains,
@@ -42,15 +40,32 @@ from rules_core.cards import (
     remove,
 )
 from rules_core.errors import InvalidArgumentError, Problem
+from rules_core.layout import LAYOUT_GROUPS, auto_lead, check_hand, default_layout
 from rules_core.rules import Rules
 from rules_core.settlement import check_int, check_seat
 from rules_core.taodou import check_overturn, check_stake
-from rules_core.trump import TRUMP, TrumpContext
+from rules_core.trump import TrumpContext
+
+__all__ = [  # the R13.6 layout and automatic lead live in rules_core.layout; they are re-exported here
+    "BASE_RATE",
+    "DEALER_BURY_FACTOR",
+    "LAYOUT_GROUPS",
+    "PRE_DECLARATION_MULTIPLIER",
+    "Penalty",
+    "Phase",
+    "Quit",
+    "Role",
+    "auto_bury",
+    "auto_lead",
+    "check_penalties_enabled",
+    "default_layout",
+    "forced_quit",
+    "penalty",
+    "penalty_amount",
+]
 
 E = TypeVar("E", bound=StrEnum)
 
-LAYOUT_GROUPS: Final = (TRUMP, Suit.S, Suit.H, Suit.C, Suit.D)
-"""R13.6: the default layout, left to right: trumps, then the plain suits in 黑红梅方 order."""
 BASE_RATE: Final = 5
 """R13.2: every penalty is B × DL × (a multiplier) × 5."""
 PRE_DECLARATION_MULTIPLIER: Final = 8
@@ -192,48 +207,12 @@ def _member(kind: type[E], value: str, argument: str) -> E:
         ) from None
 
 
-def default_layout(ctx: TrumpContext, hand: Hand) -> tuple[int, ...]:
-    """R13.6: a hand as the client shows it before any rearranging (无理牌), left to right.
-
-    Trumps come first, strongest first, then the plain suits S, H, C, D, each strongest first. Cards of
-    equal strength (off-suit level cards) stand in suit order S, H, C, D, as in ``ctx.faces``.
-
-    >>> from rules_core.cards import format_cards, hand_of, parse_cards
-    >>> from rules_core.trump import trump_context
-    >>> hand = hand_of(parse_cards(["D2", "S5", "H5", "SA", "DK", "D5", "BJ"]))
-    >>> format_cards(default_layout(trump_context(5, Suit.H), hand))
-    'BJ H5 S5 D5 SA DK D2'
-    """
-    _check_hand(hand)
-    return tuple(face for group in LAYOUT_GROUPS for face in ctx.faces[group] for _ in range(hand[face]))
-
-
-def auto_lead(ctx: TrumpContext, hand: Hand) -> int:
-    """R13.6: the system's single-card lead for a quitter, the "rightmost smallest" card of the layout.
-
-    This is the weakest card of the rightmost non-empty group: normally the lowest plain diamond. Of equal
-    weakest cards it is the later suit in S, H, C, D order, the one shown last.
-
-    >>> from rules_core.cards import format_card, hand_of, parse_cards
-    >>> from rules_core.trump import trump_context
-    >>> hand = hand_of(parse_cards(["BJ", "S5", "D5", "C9", "C3", "SA"]))
-    >>> format_card(auto_lead(trump_context(5, Suit.H), hand))
-    'C3'
-    """
-    _check_hand(hand)
-    for group in reversed(LAYOUT_GROUPS):
-        for face in reversed(ctx.faces[group]):
-            if hand[face]:
-                return face
-    raise InvalidArgumentError("hand", Problem.BAD_SIZE, "an empty hand has no card to lead")
-
-
 def auto_bury(*, hand33: Hand, bottom: Sequence[int]) -> tuple[Hand, tuple[int, ...]]:
     """R13.6: a dealer who quits before burying buries exactly the 8 bottom cards he received.
 
     Returns his hand after burying (his original 25 cards) and the buried cards, in the order given.
     """
-    _check_hand(hand33)
+    check_hand(hand33)
     if hand_size(hand33) != DEALER_HAND_SIZE:
         raise InvalidArgumentError(
             "dealer_hand",
@@ -265,16 +244,6 @@ def auto_bury(*, hand33: Hand, bottom: Sequence[int]) -> tuple[Hand, tuple[int, 
                 )
             held.remove(face)
     return remove(hand33, buried), buried
-
-
-def _check_hand(hand: Hand) -> None:
-    """A count vector of 54 entries, each 0..2 (R1.2)."""
-    if len(hand) != NUM_FACES:
-        raise InvalidArgumentError(
-            "hand", Problem.BAD_SIZE, f"a hand is a count vector of {NUM_FACES} entries, got {len(hand)}"
-        )
-    for face, count in enumerate(hand):
-        check_int(f"hand[{face}]", count, high=COPIES)
 
 
 @dataclass(frozen=True, slots=True)

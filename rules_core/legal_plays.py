@@ -14,7 +14,7 @@ from itertools import combinations, islice
 
 from rules_core.cards import Hand
 from rules_core.errors import InvalidArgumentError, Problem
-from rules_core.forced_quit import default_layout
+from rules_core.layout import default_layout
 from rules_core.shapes import decompose
 from rules_core.trump import TrumpContext
 
