@@ -1,9 +1,10 @@
 """Proto <-> domain: the single place where wire types meet rules_core types.
 
-Inbound, every field is validated before rules_core sees it, and a bad field raises
-``InvalidRequestError`` naming its path in the request (``trick.plays[1].cards[0]``), so rules_core's
-own ValueErrors are never the first line of defence. Outbound, domain values become messages; cards
-travel as ``Card`` enum numbers, which are face + 1.
+Inbound, only what the wire alone knows is checked here (an enum number the contract does not define, a
+card number outside the Card enum, a list longer than both decks, an int64 overflow); a bad field raises
+``InvalidRequestError`` naming its path. Every game fact (copies across fields, sizes, seats, turn order,
+scores, O, coins) is rules_core's, which names the same paths. Outbound, responses are built from domain
+results only; cards travel as ``Card`` enum numbers, which are face + 1.
 """
 
 from __future__ import annotations

@@ -1,8 +1,10 @@
-"""The RulesService methods: validate the request (``convert``), ask rules_core, convert the answer back.
+"""The RulesService methods: decode the request (``convert``), make one rules_core call, encode the answer.
 
 Rule outcomes (an illegal play, a rejected declaration, a failed throw) are ordinary responses. A
-malformed request raises ``InvalidRequestError`` from ``convert`` or from the consistency checks here;
-the interceptor turns it into INVALID_ARGUMENT. Nothing here builds a status.
+malformed request is refused by ``convert`` for what only the wire knows (an enum number, a card number,
+an int64 overflow) and by rules_core for every game fact, as ``InvalidArgumentError`` naming the request
+field; :func:`_answers` turns the latter into ``InvalidRequestError`` and the interceptor into
+INVALID_ARGUMENT. Nothing here builds a status.
 """
 
 from __future__ import annotations
@@ -29,16 +31,9 @@ from tractor.rules.v1 import rules_service_pb2 as pb
 from tractor.rules.v1 import rules_service_pb2_grpc
 from tractor.rules.v1 import types_pb2 as t
 
-DEFAULT_LIST_LIMIT: Final = 100
 MAX_BATCH_ITEMS: Final = 100
 """The most items one ValidatePlays or ResolveTricks call may carry; more is INVALID_ARGUMENT. It bounds a
 call's work (about 100 verdicts: a few milliseconds) and its message size."""
-MAX_BASE: Final = 10**12
-"""The largest Tao Dou base accepted: keeps every coin amount inside int64 (B x 14 x 8 x 12 x 10)."""
-SCORE_STEP: Final = 5
-MAX_COINS: Final = 2**63 - 1
-"""The largest balance or debt accepted. A client that encodes a negative int64 into these uint64 fields
-sends 2**64 - n: refused as out of range rather than read as a fortune."""
 
 
 Request = TypeVar("Request")
