@@ -17,5 +17,6 @@ Glossary (one term per idea, used across modules; rule ids refer to RULES.md):
 
 Every function is ``f(state, action) -> result`` over immutable values; illegal plays come back as
 ``verdicts.Illegal``, never as exceptions. Malformed input (an unknown card, a third copy) raises
-ValueError, which the service maps to INVALID_ARGUMENT.
+``errors.InvalidArgumentError`` (a ValueError) naming the argument, which the service passes on as
+INVALID_ARGUMENT.
 """

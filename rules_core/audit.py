@@ -12,21 +12,28 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
 
-from rules_core.bidding import Bidding, Declaration, resolve_declarations
+from rules_core.bidding import Bidding, Declaration, Shown, declarations_of, resolve_declarations
 from rules_core.cards import (
     BOTTOM_SIZE,
     FULL_DECK,
     HAND_SIZE,
     PLAYERS,
+    Deck,
     Hand,
     add,
+    check_copies,
+    check_size,
     format_cards,
+    hand_of,
     remove,
 )
+from rules_core.errors import InvalidArgumentError, Problem
 from rules_core.follow import check_follow
 from rules_core.kitty import check_bury
 from rules_core.rules import Rules
-from rules_core.settlement import Settlement, check_level, check_seat, settle_hand
+from rules_core.seating import SeatCards, by_seat, in_turn, seat_in_range
+from rules_core.settlement import Settlement, check_level, check_seat
+from rules_core.taodou import CoinSettlement, Stake, check_coins_enabled, settle
 from rules_core.throw import check_lead
 from rules_core.trick import TrickResult, resolve_trick
 from rules_core.trump import TrumpContext, trump_context
@@ -54,6 +61,9 @@ class Finding(StrEnum):
     """A follow the follower could not make (R5)."""
     HAND_NOT_FINISHED = "HAND_NOT_FINISHED"
     """The record ends with cards still in hand, or goes on after the hands are empty (R8.3)."""
+    PLAY_OUT_OF_TURN = "PLAY_OUT_OF_TURN"
+    """A trick is recorded as led by a seat whose lead it is not: the dealer leads the first trick,
+    each trick's winner the next (R4.1, R7.4)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +74,9 @@ class TrickRecord:
     """plays[0] is what was actually led: the whole throw, or its forced component."""
     attempted: tuple[int, ...] = ()
     """The whole attempt when the leader tried a throw that failed (R4.7); empty otherwise."""
+    leader: int | None = None
+    """The seat the record says led the trick; None when the record does not say (it is then taken to
+    be the seat whose lead it is)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,21 +132,38 @@ class Audit:
     """The attackers' points from those tricks, dig included (R8)."""
     settlement: Settlement | None
     """The settlement (R9), when the record is valid."""
+    coins: CoinSettlement | None = None
+    """The Tao Dou settlement (R12), when the record is valid and a stake was given."""
 
     @property
     def valid(self) -> bool:
         """Whether the record keeps every rule."""
         return self.error is None
 
+    @property
+    def leaders(self) -> tuple[int, ...]:
+        """The seat that led each resolved trick: the dealer, then each trick's winner (R4.1, R7.4)."""
+        if self.dealer is None:
+            return ()
+        return (self.dealer, *(result.winner for result in self.tricks))[: len(self.tricks)]
 
-def audit_hand(rules: Rules, record: HandRecord) -> Audit:
-    """Replay ``record`` step by step, stopping at the first broken rule. Raises ValueError only for
+
+def audit_hand(rules: Rules, record: HandRecord, *, stake: Stake | None = None) -> Audit:
+    """Replay ``record`` step by step, stopping at the first broken rule. Raises InvalidArgumentError only for
     malformed values (a level out of range, an unknown card); rule breaks come back as findings."""
     check_level("level", record.level)
     check_level("attacker_level", record.attacker_level)
     check_seat("first_seated", record.first_seated)
     if record.dealer is not None:
         check_seat("dealer", record.dealer)
+        if record.first_hand:
+            raise InvalidArgumentError(
+                "dealer",
+                Problem.INCONSISTENT,
+                "the first hand's dealer is decided by the bidding (R10.6); omit it",
+            )
+    if stake is not None:
+        check_coins_enabled(rules)
     deal_error = _check_deal(record)
     shown = tuple(  # R10.1: what a seat shows must be in its hand; the full deal bounds what it had
         d if d.hand is not None or deal_error else replace(d, hand=record.deal[d.seat])
@@ -165,6 +195,12 @@ def audit_hand(rules: Rules, record: HandRecord) -> Audit:
     results: list[TrickResult] = []
     leader, score = dealer, 0
     for index, trick in enumerate(record.tricks):
+        if trick.leader is not None and trick.leader != leader:
+            message = (
+                f"trick {index} is recorded as led by seat {trick.leader}; "
+                f"the lead belongs to seat {leader} (R4.1, R7.4)"
+            )
+            return stop(AuditError(Finding.PLAY_OUT_OF_TURN, message, index, trick.leader), results, score)
         if not any(sum(hand) for hand in hands):
             break  # R8.3: the hands emptied in an earlier trick
         error = _check_trick(ctx, rules, hands=hands, leader=leader, trick=trick, index=index)
@@ -184,14 +220,16 @@ def audit_hand(rules: Rules, record: HandRecord) -> Audit:
     if any(sum(hand) for hand in hands) or played != len(record.tricks):
         left = "cards are still in hand" if any(sum(hand) for hand in hands) else "tricks follow the last one"
         return stop(AuditError(Finding.HAND_NOT_FINISHED, f"after {played} tricks {left}"), results, score)
-    settlement = settle_hand(
+    settled = settle(
         rules=rules,
         dealer_seat=dealer,
         dealer_level=record.level,
         attacker_level=record.attacker_level,
         score=score,
+        stake=stake,
+        declared_overturn=bidding.overturn_multiplier,
     )
-    return Audit(None, bidding, dealer, tuple(results), score, settlement)
+    return Audit(None, bidding, dealer, tuple(results), score, settled.settlement, settled.coins)
 
 
 def _check_deal(record: HandRecord) -> str | None:
@@ -241,3 +279,72 @@ def _check_trick(
         if isinstance(follow, Illegal):
             return AuditError(Finding.ILLEGAL_FOLLOW, follow.message, index, seat, follow.reason)
     return None
+
+
+def audit(
+    rules: Rules,
+    *,
+    level: int,
+    attacker_level: int,
+    hands: Sequence[SeatCards],
+    bottom: Sequence[int],
+    declarations: Sequence[Shown],
+    buried: Sequence[int],
+    tricks: Sequence[tuple[Sequence[SeatCards], Sequence[int]]],
+    first_hand: bool = False,
+    first_seated: int = 0,
+    dealer: int | None = None,
+    stake: Stake | None = None,
+) -> Audit:
+    """The request-level :func:`audit_hand`: a hand record as a request lists it (seated hands and plays,
+    each trick with its attempted lead), its arguments named like the request's fields."""
+    deck = Deck()
+    dealt = by_seat(hands, "hands", seats=range(PLAYERS), deck=deck, low=HAND_SIZE, high=HAND_SIZE)
+    check_size(bottom, "bottom", BOTTOM_SIZE, BOTTOM_SIZE, "the bottom")
+    deck.add(bottom, "bottom")
+    sequence = declarations_of(declarations)
+    check_seat("first_seated", first_seated)
+    if dealer is not None:
+        check_seat("dealer", dealer)
+        if first_hand:
+            raise InvalidArgumentError(
+                "dealer",
+                Problem.INCONSISTENT,
+                "the first hand's dealer is decided by the bidding (R10.6); omit it",
+            )
+    check_copies(buried, "buried")
+    record = HandRecord(
+        level=level,
+        attacker_level=attacker_level,
+        deal=tuple(hand_of(dealt[seat]) for seat in range(PLAYERS)),
+        bottom=tuple(bottom),
+        declarations=sequence,
+        buried=tuple(buried),
+        tricks=_recorded_tricks(tricks),
+        first_hand=first_hand,
+        first_seated=first_seated,
+        dealer=dealer,
+    )
+    return audit_hand(rules, record, stake=stake)
+
+
+def _recorded_tricks(tricks: Sequence[tuple[Sequence[SeatCards], Sequence[int]]]) -> tuple[TrickRecord, ...]:
+    """At most 25 tricks, each four plays whose seats follow the turn order from its recorded leader."""
+    if len(tricks) > MAX_TRICKS:
+        raise InvalidArgumentError(
+            "tricks", Problem.BAD_SIZE, f"a hand has at most {MAX_TRICKS} tricks, got {len(tricks)}"
+        )
+    found = []
+    for i, (plays, attempted) in enumerate(tricks):
+        where = f"tricks[{i}]"
+        if len(plays) != PLAYERS:
+            raise InvalidArgumentError(
+                f"{where}.plays", Problem.BAD_SIZE, f"a trick has {PLAYERS} plays, got {len(plays)}"
+            )
+        leader = seat_in_range(plays[0][0], f"{where}.plays[0].seat")
+        cards = in_turn(plays, f"{where}.plays", leader=leader)
+        for j, play in enumerate(cards):
+            check_copies(play, f"{where}.plays[{j}].cards")
+        check_copies(attempted, f"{where}.attempted_lead")
+        found.append(TrickRecord(plays=cards, attempted=tuple(attempted), leader=leader))
+    return tuple(found)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from rules_core.cards import Hand
-from rules_core.forced_quit import auto_lead
+from rules_core.layout import auto_lead
 from rules_core.legal_plays import legal_plays
 from rules_core.trump import TrumpContext
 

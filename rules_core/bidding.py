@@ -56,6 +56,7 @@ from rules_core.cards import (
     rank_of,
     suit_of,
 )
+from rules_core.errors import InvalidArgumentError, Problem
 from rules_core.rules import BidSet, BidStages, FirstDealer, JokerOverturn, Rules
 
 MAX_OVERTURN_MULTIPLIER: Final = 8
@@ -117,8 +118,8 @@ class Declaration:
     """One attempted act: ``seat`` lays down ``cards``; ``hand``, when given, is what it has received so far.
 
     For a self-reinforce, ``cards`` is the second copy alone or the whole pair.
-    Raises ValueError on malformed input: a seat outside 0..3, no cards, an unknown face, a third copy,
-    or a ``hand`` that is not a count vector of at most 25 cards.
+    Raises InvalidArgumentError on malformed input: a seat outside 0..3, no cards, an unknown face, a
+    third copy, or a ``hand`` that is not a count vector of at most 25 cards.
     """
 
     seat: int
@@ -127,10 +128,17 @@ class Declaration:
 
     def __post_init__(self) -> None:
         if isinstance(self.seat, bool) or not isinstance(self.seat, int) or not 0 <= self.seat < PLAYERS:
-            raise ValueError(f"seat must be 0..{PLAYERS - 1}, got {self.seat!r}")
+            raise InvalidArgumentError(
+                "seat", Problem.OUT_OF_RANGE, f"seat must be 0..{PLAYERS - 1}, got {self.seat!r}"
+            )
         if not self.cards:
-            raise ValueError(f"seat {self.seat} declares with no cards")
-        hand_of(self.cards)  # unknown faces and third copies
+            raise InvalidArgumentError(
+                "cards", Problem.MISSING, f"seat {self.seat} declares with no cards: show at least one card"
+            )
+        try:
+            hand_of(self.cards)  # unknown faces and third copies
+        except InvalidArgumentError as error:
+            raise error.within("cards") from None
         if self.hand is not None:
             _validate_hand(self.hand)
 
@@ -273,20 +281,36 @@ def resolve_declarations(
 def _validate_hand(hand: Hand) -> None:
     """A hand so far is a 54-count vector of 0..2 copies with at most 25 cards (R1.6)."""
     if len(hand) != NUM_FACES or any(not 0 <= count <= COPIES for count in hand):
-        raise ValueError(f"a hand must be {NUM_FACES} counts of 0..{COPIES}")
+        raise InvalidArgumentError(
+            "hand", Problem.BAD_SIZE, f"a hand must be {NUM_FACES} counts of 0..{COPIES}"
+        )
     if sum(hand) > HAND_SIZE:
-        raise ValueError(f"a hand during the deal holds at most {HAND_SIZE} cards, got {sum(hand)}")
+        raise InvalidArgumentError(
+            "hand",
+            Problem.BAD_SIZE,
+            f"a hand during the deal holds at most {HAND_SIZE} cards, got {sum(hand)}",
+        )
 
 
 def _validate_context(*, level: int, first_hand: bool, first_seated: int, dealer: int | None) -> None:
     if not 2 <= level <= 14:
-        raise ValueError(f"level must be 2..14, got {level}")
+        raise InvalidArgumentError("level", Problem.OUT_OF_RANGE, f"level must be 2..14, got {level}")
     if not 0 <= first_seated < PLAYERS:
-        raise ValueError(f"first_seated must be 0..{PLAYERS - 1}, got {first_seated}")
+        raise InvalidArgumentError(
+            "first_seated",
+            Problem.OUT_OF_RANGE,
+            f"seat {first_seated} is out of range; seats are 0..{PLAYERS - 1} (first_seated)",
+        )
     if dealer is not None and not 0 <= dealer < PLAYERS:
-        raise ValueError(f"dealer must be 0..{PLAYERS - 1} or None, got {dealer}")
+        raise InvalidArgumentError(
+            "dealer", Problem.OUT_OF_RANGE, f"dealer must be 0..{PLAYERS - 1} or None, got {dealer}"
+        )
     if first_hand and dealer is not None:
-        raise ValueError("the first hand's dealer is decided by the bidding (R10.6); pass dealer=None")
+        raise InvalidArgumentError(
+            "dealer",
+            Problem.INCONSISTENT,
+            "the first hand's dealer is decided by the bidding (R10.6); omit it",
+        )
 
 
 def _judge(rules: Rules, level: int, state: _State, declaration: Declaration) -> tuple[Act, _Kind, int]:
@@ -466,3 +490,52 @@ def _dealer(
 
 def _suit_name(suit: Suit | None) -> str:
     return "no-trump" if suit is None else _SUIT_NAMES[suit]
+
+
+Shown = tuple[int, tuple[int, ...], tuple[int, ...] | None]
+"""A declaration as a request gives it: the seat, the cards shown, and the cards received so far (or None)."""
+
+
+def declarations_of(acts: Sequence[Shown], path: str = "declarations") -> tuple[Declaration, ...]:
+    """Declaration values from a request's acts; a malformed act is named by its path
+    (``declarations[1].seat``)."""
+    found = []
+    for i, (seat, cards, hand) in enumerate(acts):
+        try:
+            held = None
+            if hand is not None:
+                if not 1 <= len(hand) <= HAND_SIZE:
+                    raise InvalidArgumentError(
+                        "hand",
+                        Problem.BAD_SIZE,
+                        f"a hand during the deal holds 1 to {HAND_SIZE} cards, got {len(hand)}",
+                    )
+                try:
+                    held = hand_of(hand)
+                except InvalidArgumentError as error:
+                    raise error.within("hand") from None
+            found.append(Declaration(seat=seat, cards=cards, hand=held))
+        except InvalidArgumentError as error:
+            raise error.within(f"{path}[{i}]") from None
+    return tuple(found)
+
+
+def declare(
+    *,
+    rules: Rules,
+    level: int,
+    acts: Sequence[Shown],
+    first_hand: bool,
+    first_seated: int = 0,
+    dealer: int | None = None,
+) -> Bidding:
+    """The request-level :func:`resolve_declarations`: the acts as a request lists them (R10)."""
+    sequence = declarations_of(acts)
+    return resolve_declarations(
+        rules=rules,
+        level=level,
+        sequence=sequence,
+        first_hand=first_hand,
+        first_seated=first_seated,
+        dealer=dealer,
+    )

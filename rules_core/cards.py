@@ -17,6 +17,8 @@ from collections.abc import Iterable, Sequence
 from enum import IntEnum
 from typing import Final
 
+from rules_core.errors import InvalidArgumentError, Problem
+
 
 class Suit(IntEnum):
     """The four printed suits in 黑红梅方 order, which is also the tie-break order (R3.6, R13.6)."""
@@ -108,7 +110,7 @@ def parse_rank(text: str) -> int:
     try:
         return _RANK_BY_NAME[text.upper()]
     except KeyError:
-        raise ValueError(f"unknown rank {text!r}") from None
+        raise InvalidArgumentError("rank", Problem.UNKNOWN_VALUE, f"unknown rank {text!r}") from None
 
 
 def format_rank(rank: int) -> str:
@@ -127,7 +129,7 @@ def parse_card(text: str) -> int:
         return face_of(Suit.S, 11)
     if len(token) >= 2 and token[0] in "SHCD" and token[1:] in _RANK_BY_NAME and token != "SJ":
         return face_of(Suit[token[0]], _RANK_BY_NAME[token[1:]])
-    raise ValueError(f"unknown card {text!r}")
+    raise InvalidArgumentError("card", Problem.UNKNOWN_VALUE, f"unknown card {text!r}")
 
 
 def format_card(face: int) -> str:
@@ -158,18 +160,21 @@ def format_cards(faces: Iterable[int]) -> str:
 
 
 def hand_of(faces: Iterable[int]) -> Hand:
-    """The count vector of a list of faces. Raises ValueError past two copies of a face (R1.2).
+    """The count vector of a list of faces. Raises InvalidArgumentError, naming the position (``[i]``), for an
+    unknown face or past two copies of a face (R1.2).
 
     >>> hand_of([53, 53, 0])[53]
     2
     """
     counts = [0] * NUM_FACES
-    for face in faces:
+    for i, face in enumerate(faces):
         if not 0 <= face < NUM_FACES:
-            raise ValueError(f"unknown face {face}")
+            raise InvalidArgumentError(f"[{i}]", Problem.UNKNOWN_VALUE, f"unknown face {face}")
         counts[face] += 1
         if counts[face] > COPIES:
-            raise ValueError(f"more than {COPIES} copies of {format_card(face)}")
+            raise InvalidArgumentError(
+                f"[{i}]", Problem.TOO_MANY_COPIES, f"more than {COPIES} copies of {format_card(face)}"
+            )
     return tuple(counts)
 
 
@@ -195,25 +200,78 @@ def contains(hand: Hand, faces: Sequence[int]) -> bool:
 
 
 def remove(hand: Hand, faces: Iterable[int]) -> Hand:
-    """``hand`` minus ``faces``. Raises ValueError when a card is missing."""
+    """``hand`` minus ``faces``. Raises InvalidArgumentError when a card is missing."""
     counts = list(hand)
-    for face in faces:
+    for i, face in enumerate(faces):
         if counts[face] == 0:
-            raise ValueError(f"{format_card(face)} is not in the hand")
+            raise InvalidArgumentError(
+                f"[{i}]", Problem.INCONSISTENT, f"{format_card(face)} is not in the hand"
+            )
         counts[face] -= 1
     return tuple(counts)
 
 
 def add(hand: Hand, faces: Iterable[int]) -> Hand:
-    """``hand`` plus ``faces``. Raises ValueError past two copies."""
+    """``hand`` plus ``faces``. Raises InvalidArgumentError past two copies."""
     counts = list(hand)
-    for face in faces:
+    for i, face in enumerate(faces):
         counts[face] += 1
         if counts[face] > COPIES:
-            raise ValueError(f"more than {COPIES} copies of {format_card(face)}")
+            raise InvalidArgumentError(
+                f"[{i}]", Problem.TOO_MANY_COPIES, f"more than {COPIES} copies of {format_card(face)}"
+            )
     return tuple(counts)
 
 
 def points_of(faces: Iterable[int]) -> int:
     """Total point value of some cards (R8.1)."""
     return sum(POINTS[face] for face in faces)
+
+
+class Deck:
+    """The cards of one request, counted across its arguments: all of them come from the same two decks.
+
+    Each :meth:`add` names its argument's path, so a third copy is reported where it appears
+    (``trick.plays[0].cards[1]``), with the arguments that hold the other two.
+    """
+
+    __slots__ = ("_counts", "_fields")
+
+    def __init__(self) -> None:
+        self._counts = [0] * NUM_FACES
+        self._fields: list[tuple[str, Sequence[int]]] = []
+
+    def add(self, faces: Sequence[int], path: str) -> None:
+        """Count an argument's cards; raises InvalidArgumentError at a third copy or an unknown face."""
+        counts = self._counts
+        for i, face in enumerate(faces):
+            if not 0 <= face < NUM_FACES:
+                raise InvalidArgumentError(f"{path}[{i}]", Problem.UNKNOWN_VALUE, f"unknown face {face}")
+            counts[face] += 1
+            if counts[face] > COPIES:
+                raise InvalidArgumentError(f"{path}[{i}]", Problem.TOO_MANY_COPIES, self._third(face, path))
+        self._fields.append((path, faces))
+
+    def hand(self) -> Hand:
+        """Every card added so far, as a count vector."""
+        return tuple(self._counts)
+
+    def _third(self, face: int, path: str) -> str:
+        earlier = " and ".join(where for where, field in self._fields if face in field)
+        if not earlier:
+            return f"a third {format_card(face)}: two decks hold only {COPIES} of each card"
+        return f"a third {format_card(face)} (also in {earlier}): two decks hold only {COPIES}"
+
+
+def check_copies(faces: Sequence[int], path: str) -> Hand:
+    """The count vector of one argument's cards, named by ``path`` at an unknown face or a third copy."""
+    deck = Deck()
+    deck.add(faces, path)
+    return deck.hand()
+
+
+def check_size(faces: Sequence[int], path: str, low: int, high: int, what: str) -> None:
+    """Reject a list of cards whose size is outside ``low..high`` (a hand, a bottom, a play)."""
+    if not low <= len(faces) <= high:
+        bounds = f"exactly {low}" if low == high else f"{low} to {high}"
+        raise InvalidArgumentError(path, Problem.BAD_SIZE, f"{what} holds {bounds} cards, got {len(faces)}")

@@ -17,6 +17,7 @@ from collections.abc import Iterable, Sequence
 from itertools import combinations
 
 from rules_core.cards import Hand, contains, format_cards
+from rules_core.errors import InvalidArgumentError, Problem
 from rules_core.rules import Rules
 from rules_core.shapes import Component, Decomposition, decompose, run_tops
 from rules_core.trump import CATEGORY_NAMES, TrumpContext
@@ -30,11 +31,22 @@ def check_follow(
     ctx: TrumpContext, rules: Rules, *, hand: Hand, lead: Sequence[int], play: Sequence[int]
 ) -> Legal | Illegal:
     """Validate ``play`` from ``hand`` against the cards actually ``lead`` (R5). Never raises for an illegal
-    play; raises ValueError only for a malformed lead (empty, or from two categories)."""
+    play; raises InvalidArgumentError only for a malformed lead (empty, or from two categories)."""
     led = decompose(ctx, lead)
     if led.category is None or not lead:
-        raise ValueError("the lead must be non-empty cards of one category")
-    n = len(lead)
+        raise InvalidArgumentError(
+            "lead", Problem.INCONSISTENT, "the lead must be non-empty cards of one category"
+        )
+    return follow_verdict(ctx, hand=hand, led=led, play=play, shape=decompose(ctx, play))
+
+
+def follow_verdict(
+    ctx: TrumpContext, *, hand: Hand, led: Decomposition, play: Sequence[int], shape: Decomposition
+) -> Legal | Illegal:
+    """:func:`check_follow` for a lead and a play already decomposed (``led``, ``shape``): a request
+    decomposes each once. ``led`` is a lead of one category."""
+    assert led.category is not None
+    n = led.size
     if len(play) != n:  # R5.1
         return Illegal(Violation.WRONG_CARD_COUNT, f"play exactly {n} cards, not {len(play)}")
     if not contains(hand, play):
@@ -51,7 +63,6 @@ def check_follow(
             f"must play {owed} card(s) of {CATEGORY_NAMES[category]}, played {in_category}",
             required=_some_cards(ctx, hand, held, owed),
         )
-    shape = decompose(ctx, play)  # the answer carries it; it also settles one-step obligations
     steps = _obligations(led)
     if h_size <= n or not steps:  # R5.3 applies only when more is held than was led
         return Legal(shape)

@@ -23,27 +23,49 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Final
+from typing import Final, TypeVar
 
 from rules_core.cards import (
     BOTTOM_SIZE,
-    COPIES,
     DEALER_HAND_SIZE,
+    HAND_SIZE,
     NUM_FACES,
     Hand,
-    Suit,
+    check_copies,
+    check_size,
     contains,
+    faces_of,
     format_card,
     hand_size,
     remove,
 )
+from rules_core.errors import InvalidArgumentError, Problem
+from rules_core.layout import LAYOUT_GROUPS, auto_lead, check_hand, default_layout
 from rules_core.rules import Rules
-from rules_core.settlement import check_int
-from rules_core.taodou import check_stake
-from rules_core.trump import TRUMP, TrumpContext
+from rules_core.settlement import check_int, check_seat
+from rules_core.taodou import check_overturn, check_stake
+from rules_core.trump import TrumpContext
 
-LAYOUT_GROUPS: Final = (TRUMP, Suit.S, Suit.H, Suit.C, Suit.D)
-"""R13.6: the default layout, left to right: trumps, then the plain suits in 黑红梅方 order."""
+__all__ = [  # the R13.6 layout and automatic lead live in rules_core.layout; they are re-exported here
+    "BASE_RATE",
+    "DEALER_BURY_FACTOR",
+    "LAYOUT_GROUPS",
+    "PRE_DECLARATION_MULTIPLIER",
+    "Penalty",
+    "Phase",
+    "Quit",
+    "Role",
+    "auto_bury",
+    "auto_lead",
+    "check_penalties_enabled",
+    "default_layout",
+    "forced_quit",
+    "penalty",
+    "penalty_amount",
+]
+
+E = TypeVar("E", bound=StrEnum)
+
 BASE_RATE: Final = 5
 """R13.2: every penalty is B × DL × (a multiplier) × 5."""
 PRE_DECLARATION_MULTIPLIER: Final = 8
@@ -95,7 +117,11 @@ class Penalty:
 def check_penalties_enabled(rules: Rules) -> None:
     """Reject a penalty request under a ruleset without coins (R13 exists only in [003])."""
     if not rules.coins:
-        raise ValueError("forced-quit penalties are off in this ruleset (Rules.coins is False)")
+        raise InvalidArgumentError(
+            "ruleset",
+            Problem.INCONSISTENT,
+            "forced-quit penalties are off in this ruleset (Rules.coins is False)",
+        )
 
 
 def penalty_amount(*, phase: Phase, role: Role, base: int, dealer_level: int, overturn: int) -> int:
@@ -104,7 +130,7 @@ def penalty_amount(*, phase: Phase, role: Role, base: int, dealer_level: int, ov
     >>> penalty_amount(phase=Phase.Q1, role=Role.ATTACKER, base=100, dealer_level=2, overturn=1)
     8000
     """
-    phase, role = Phase(phase), Role(role)  # a stray string raises ValueError here
+    phase, role = _member(Phase, phase, "phase"), _member(Role, role, "role")
     check_stake(base=base, dealer_level=dealer_level, overturn=overturn)
     stake = base * dealer_level * BASE_RATE
     match phase:
@@ -156,49 +182,29 @@ def _paid_on_behalf(*, deducted: int, quitter_side_lost: bool | None, owed: int 
     if quitter_side_lost is None and owed is None:
         return None
     if not isinstance(quitter_side_lost, bool) or owed is None:
-        raise ValueError("quitter_side_lost (a bool) and owed must be given together")
+        missing = "owed" if owed is None else "quitter_side_lost"
+        raise InvalidArgumentError(
+            missing, Problem.MISSING, "quitter_side_lost (a bool) and owed must be given together (R13.4)"
+        )
     check_int("owed", owed)
     if not quitter_side_lost:
         if owed:
-            raise ValueError(f"owed must be 0 when the quitter's side won, got {owed}")
+            raise InvalidArgumentError(
+                "owed", Problem.INCONSISTENT, f"owed must be 0 when the quitter's side won, got {owed}"
+            )
         return 0  # the quitter receives nothing
     return min(owed, deducted)
 
 
-def default_layout(ctx: TrumpContext, hand: Hand) -> tuple[int, ...]:
-    """R13.6: a hand as the client shows it before any rearranging (无理牌), left to right.
-
-    Trumps come first, strongest first, then the plain suits S, H, C, D, each strongest first. Cards of
-    equal strength (off-suit level cards) stand in suit order S, H, C, D, as in ``ctx.faces``.
-
-    >>> from rules_core.cards import format_cards, hand_of, parse_cards
-    >>> from rules_core.trump import trump_context
-    >>> hand = hand_of(parse_cards(["D2", "S5", "H5", "SA", "DK", "D5", "BJ"]))
-    >>> format_cards(default_layout(trump_context(5, Suit.H), hand))
-    'BJ H5 S5 D5 SA DK D2'
-    """
-    _check_hand(hand)
-    return tuple(face for group in LAYOUT_GROUPS for face in ctx.faces[group] for _ in range(hand[face]))
-
-
-def auto_lead(ctx: TrumpContext, hand: Hand) -> int:
-    """R13.6: the system's single-card lead for a quitter, the "rightmost smallest" card of the layout.
-
-    This is the weakest card of the rightmost non-empty group: normally the lowest plain diamond. Of equal
-    weakest cards it is the later suit in S, H, C, D order, the one shown last.
-
-    >>> from rules_core.cards import format_card, hand_of, parse_cards
-    >>> from rules_core.trump import trump_context
-    >>> hand = hand_of(parse_cards(["BJ", "S5", "D5", "C9", "C3", "SA"]))
-    >>> format_card(auto_lead(trump_context(5, Suit.H), hand))
-    'C3'
-    """
-    _check_hand(hand)
-    for group in reversed(LAYOUT_GROUPS):
-        for face in reversed(ctx.faces[group]):
-            if hand[face]:
-                return face
-    raise ValueError("an empty hand has no card to lead")
+def _member(kind: type[E], value: str, argument: str) -> E:
+    """A phase or role from its member or its value; anything else names the argument."""
+    try:
+        return kind(value)
+    except ValueError:
+        names = ", ".join(member.value for member in kind)
+        raise InvalidArgumentError(
+            argument, Problem.UNKNOWN_VALUE, f"unknown {kind.__name__} {value!r}; one of {names}"
+        ) from None
 
 
 def auto_bury(*, hand33: Hand, bottom: Sequence[int]) -> tuple[Hand, tuple[int, ...]]:
@@ -206,25 +212,115 @@ def auto_bury(*, hand33: Hand, bottom: Sequence[int]) -> tuple[Hand, tuple[int, 
 
     Returns his hand after burying (his original 25 cards) and the buried cards, in the order given.
     """
-    _check_hand(hand33)
+    check_hand(hand33)
     if hand_size(hand33) != DEALER_HAND_SIZE:
-        raise ValueError(f"hand33 must hold {DEALER_HAND_SIZE} cards, got {hand_size(hand33)}")
+        raise InvalidArgumentError(
+            "dealer_hand",
+            Problem.BAD_SIZE,
+            f"hand33 must hold {DEALER_HAND_SIZE} cards, got {hand_size(hand33)}",
+        )
     buried = tuple(bottom)
     if len(buried) != BOTTOM_SIZE:
-        raise ValueError(f"bottom must hold {BOTTOM_SIZE} cards, got {len(buried)}")
-    for face in buried:
-        check_int("bottom card", face, high=NUM_FACES - 1)
+        raise InvalidArgumentError(
+            "bottom", Problem.BAD_SIZE, f"bottom must hold {BOTTOM_SIZE} cards, got {len(buried)}"
+        )
+    for i, face in enumerate(buried):
+        try:
+            check_int("bottom card", face, high=NUM_FACES - 1)
+        except InvalidArgumentError as error:
+            raise InvalidArgumentError(f"bottom[{i}]", Problem.UNKNOWN_VALUE, error.message) from None
     if not contains(hand33, buried):
         missing = " ".join(
             format_card(face) for face in sorted(set(buried)) if buried.count(face) > hand33[face]
         )
-        raise ValueError(f"the bottom cards {missing} are not in the dealer's hand")
+        held = list(faces_of(hand33))
+        for i, face in enumerate(buried):  # the first bottom card the dealer's 33 cards cannot account for
+            if face not in held:
+                raise InvalidArgumentError(
+                    f"bottom[{i}]",
+                    Problem.INCONSISTENT,
+                    f"the bottom cards {missing} are not in the dealer's hand: "
+                    "the bottom he received is part of the dealer's 33 cards",
+                )
+            held.remove(face)
     return remove(hand33, buried), buried
 
 
-def _check_hand(hand: Hand) -> None:
-    """A count vector of 54 entries, each 0..2 (R1.2)."""
-    if len(hand) != NUM_FACES:
-        raise ValueError(f"a hand is a count vector of {NUM_FACES} entries, got {len(hand)}")
-    for face, count in enumerate(hand):
-        check_int(f"hand[{face}]", count, high=COPIES)
+@dataclass(frozen=True, slots=True)
+class Quit:
+    """A forced quit as a request asks about it: the penalty, and the system's actions for a dealer."""
+
+    penalty: Penalty
+    auto_bury: tuple[int, ...]
+    """R13.6: the 8 bottom cards buried for a dealer who quit before burying; () otherwise."""
+    auto_lead: int | None
+    """R13.6: the single card led for a quitting dealer, when his hand was given."""
+
+
+def forced_quit(
+    *,
+    rules: Rules,
+    phase: Phase,
+    role: Role,
+    seat: int,
+    base: int,
+    dealer_level: int,
+    overturn: int,
+    balance: int,
+    quitter_side_lost: bool | None = None,
+    owed: int | None = None,
+    ctx: TrumpContext | None = None,
+    dealer_hand: Sequence[int] = (),
+    bottom: Sequence[int] = (),
+) -> Quit:
+    """R13: the request-level forced quit, its arguments named like the request's fields.
+
+    ``dealer_hand`` (25 cards after burying, or 33 with the ``bottom`` he received) asks for the
+    automatic bury and lead of a quitting dealer (R13.6), in the trump context ``ctx``.
+    """
+    check_penalties_enabled(rules)
+    check_seat("seat", seat)
+    check_overturn(overturn, "overturn_multiplier")
+    result = penalty(
+        rules=rules,
+        phase=phase,
+        role=role,
+        base=base,
+        dealer_level=dealer_level,
+        overturn=overturn,
+        balance=balance,
+        quitter_side_lost=quitter_side_lost,
+        owed=owed,
+    )
+    if not dealer_hand:
+        if bottom:
+            raise InvalidArgumentError(
+                "bottom", Problem.INCONSISTENT, "the bottom goes with dealer_hand (R13.6)"
+            )
+        return Quit(result, (), None)
+    if role is not Role.DEALER:
+        raise InvalidArgumentError(
+            "dealer_hand",
+            Problem.INCONSISTENT,
+            "the automatic bury and lead are for a quitting dealer (R13.6)",
+        )
+    if ctx is None:
+        raise InvalidArgumentError("contract", Problem.MISSING, "the automatic lead needs the trump context")
+    buried, hand = _dealer_cards(dealer_hand, bottom)
+    return Quit(result, buried, auto_lead(ctx, hand))
+
+
+def _dealer_cards(cards: Sequence[int], bottom: Sequence[int]) -> tuple[tuple[int, ...], Hand]:
+    """R13.6 inputs: the cards buried for the dealer (the bottom he received) and his 25-card hand."""
+    held = check_copies(cards, "dealer_hand")
+    check_copies(bottom, "bottom")
+    if len(cards) == HAND_SIZE:
+        if bottom:
+            raise InvalidArgumentError(
+                "bottom", Problem.INCONSISTENT, "a dealer with 25 cards has buried already; omit bottom"
+            )
+        return (), held
+    check_size(cards, "dealer_hand", DEALER_HAND_SIZE, DEALER_HAND_SIZE, "the dealer's hand (25 or 33 cards)")
+    check_size(bottom, "bottom", BOTTOM_SIZE, BOTTOM_SIZE, "the bottom the dealer received")
+    hand, buried = auto_bury(hand33=held, bottom=bottom)
+    return buried, hand

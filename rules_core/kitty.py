@@ -2,7 +2,7 @@
 
 There is no restriction on which 8: trumps and point cards may be buried (R11.3). An illegal bury is an
 answer, not an exception; only a malformed state (a dealer hand that is not 33 cards, an unknown face, a
-third copy) raises ValueError.
+third copy) raises InvalidArgumentError.
 
 >>> from rules_core.cards import hand_of, hand_size, parse_cards
 >>> hand = hand_of([*range(27), 52, 52, 53, 53, 13, 14])  # 33 cards: S2..CA, jokers, H2 H3 again
@@ -24,11 +24,15 @@ from rules_core.cards import (
     DEALER_HAND_SIZE,
     NUM_FACES,
     Hand,
+    check_copies,
+    check_size,
     faces_of,
     format_cards,
     hand_of,
+    points_of,
     remove,
 )
+from rules_core.errors import InvalidArgumentError, Problem
 from rules_core.verdicts import Violation
 
 
@@ -45,11 +49,19 @@ class BuryResult:
     bottom: tuple[int, ...] = ()
     """The buried faces in face order, when legal."""
 
+    @property
+    def bottom_points(self) -> int:
+        """The point value of the buried cards (R8.1); 0 unless the bury is legal."""
+        return points_of(self.bottom)
+
 
 def check_bury(*, hand: Hand, bury: Sequence[int]) -> BuryResult:
     """Whether the dealer holding ``hand`` (33 cards, R11.1) may bury ``bury`` (R11.2, R11.3)."""
     _validate_dealer_hand(hand)
-    buried = hand_of(bury)  # unknown faces and third copies are malformed
+    try:
+        buried = hand_of(bury)  # unknown faces and third copies are malformed
+    except InvalidArgumentError as error:
+        raise error.within("bury") from None
     if len(bury) != BOTTOM_SIZE:
         return BuryResult(
             legal=False,
@@ -70,6 +82,21 @@ def check_bury(*, hand: Hand, bury: Sequence[int]) -> BuryResult:
 def _validate_dealer_hand(hand: Hand) -> None:
     """The dealer's hand after taking the bottom is a count vector of exactly 33 cards (R11.1)."""
     if len(hand) != NUM_FACES or any(not 0 <= count <= COPIES for count in hand):
-        raise ValueError(f"a hand must be {NUM_FACES} counts of 0..{COPIES}")
+        raise InvalidArgumentError(
+            "hand", Problem.BAD_SIZE, f"a hand must be {NUM_FACES} counts of 0..{COPIES}"
+        )
     if sum(hand) != DEALER_HAND_SIZE:
-        raise ValueError(f"the dealer buries from {DEALER_HAND_SIZE} cards, got {sum(hand)} (R11.1)")
+        raise InvalidArgumentError(
+            "hand",
+            Problem.BAD_SIZE,
+            f"the dealer's hand holds exactly {DEALER_HAND_SIZE} cards, got {sum(hand)}: "
+            f"the dealer buries from {DEALER_HAND_SIZE} cards (R11.1)",
+        )
+
+
+def validate_bury(*, hand: Sequence[int], bury: Sequence[int]) -> BuryResult:
+    """The request-level :func:`check_bury`: the dealer's 33 cards and the bury as lists of faces."""
+    check_size(hand, "hand", DEALER_HAND_SIZE, DEALER_HAND_SIZE, "the dealer's hand")
+    held = check_copies(hand, "hand")
+    check_copies(bury, "bury")
+    return check_bury(hand=held, bury=bury)

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from itertools import combinations, islice
 
 from rules_core.cards import Hand
-from rules_core.forced_quit import default_layout
+from rules_core.errors import InvalidArgumentError, Problem
+from rules_core.layout import default_layout
 from rules_core.shapes import decompose
 from rules_core.trump import TrumpContext
 
@@ -39,7 +40,9 @@ class PlayList:
 def legal_plays(ctx: TrumpContext, *, hand: Hand, lead: Sequence[int] = (), limit: int = 100) -> PlayList:
     """Up to ``limit`` distinct legal plays from ``hand``: follows of ``lead``, or leads when it is empty."""
     if not 1 <= limit <= MAX_LIMIT:
-        raise ValueError(f"limit must be 1..{MAX_LIMIT}, got {limit}")
+        raise InvalidArgumentError(
+            "max_plays", Problem.OUT_OF_RANGE, f"the limit (max_plays) is 1..{MAX_LIMIT}, got {limit}"
+        )
     source = _follows(ctx, hand, lead) if lead else _leads(ctx, hand)
     seen: dict[tuple[int, ...], None] = {}
     for tried, play in enumerate(source):  # distinct plays, within a budget of candidates
@@ -89,7 +92,7 @@ def _follows(ctx: TrumpContext, hand: Hand, lead: Sequence[int]) -> Iterator[tup
     default layout (R13.6) come first, so the first play listed is the auto-play."""
     led = decompose(ctx, lead)
     if led.category is None:
-        raise ValueError("the lead must be cards of one category")
+        raise InvalidArgumentError("lead", Problem.INCONSISTENT, "the lead must be cards of one category")
     n = len(lead)
     own = [face for face in reversed(ctx.faces[led.category]) for _ in range(hand[face])]  # weakest first
     if len(own) <= n:  # R5.2: all of the category, then anything

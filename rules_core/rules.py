@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Final
 
+from rules_core.errors import InvalidArgumentError, Problem
+
 
 class ThrowCheck(StrEnum):
     """THROW (R4.5, R4.6): how a failed throw's forced component is found."""
@@ -127,7 +129,9 @@ class Rules:
                 raise TypeError(f"{name} must be a {kind.__name__}")
         for level in self.must_play:
             if not isinstance(level, int) or not 2 <= level <= 14:
-                raise ValueError(f"must-play level {level!r} is not a level rank 2..14")
+                raise InvalidArgumentError(
+                    "must_play", Problem.OUT_OF_RANGE, f"must-play level {level!r} is not a level rank 2..14"
+                )
 
 
 _FIELD_TYPES: Final[dict[str, type]] = {

@@ -25,6 +25,7 @@ from enum import StrEnum
 from typing import Final
 
 from rules_core.cards import PLAYERS
+from rules_core.errors import InvalidArgumentError, Problem
 from rules_core.rules import EndRule, Rules
 
 ACE: Final = 14
@@ -78,17 +79,19 @@ class Settlement:
 def check_int(name: str, value: object, *, low: int = 0, high: int | None = None) -> None:
     """Reject anything but an int in ``low..high``, naming the argument; a bool is a caller's bug, not 1."""
     if isinstance(value, bool) or not isinstance(value, int):
-        raise ValueError(f"{name} must be an int, got {value!r}")
+        raise InvalidArgumentError(name, Problem.OUT_OF_RANGE, f"{name} must be an int, got {value!r}")
     if value < low or (high is not None and value > high):
         bounds = f"{low}..{high}" if high is not None else f">= {low}"
-        raise ValueError(f"{name} must be {bounds}, got {value!r}")
+        raise InvalidArgumentError(name, Problem.OUT_OF_RANGE, f"{name} must be {bounds}, got {value!r}")
 
 
 def check_score(score: int) -> None:
     """Reject a score that no hand can produce: negative, or not a multiple of 5 (R8.1)."""
     check_int("score", score)
     if score % SCORE_STEP:
-        raise ValueError(f"score must be a multiple of {SCORE_STEP}, got {score!r}")
+        raise InvalidArgumentError(
+            "score", Problem.OUT_OF_RANGE, f"a score is a multiple of {SCORE_STEP} (R8.1), got {score!r}"
+        )
 
 
 def check_level(name: str, level: int) -> None:

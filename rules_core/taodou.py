@@ -14,8 +14,8 @@ RULES.md's recommended readings of R12.6:
 The house's take, :attr:`CoinSettlement.rake`, is exactly what the four seats lose in total:
 ``sum(deltas) == -rake``.
 
-Coins exist only in rulesets with ``Rules.coins`` (R12.7); any other ruleset gets a ValueError, because
-asking for a coin settlement there is a malformed request, not a rule outcome.
+Coins exist only in rulesets with ``Rules.coins`` (R12.7); any other ruleset gets an InvalidArgumentError,
+because asking for a coin settlement there is a malformed request, not a rule outcome.
 
 >>> from rules_core.rules import RULEBOOK_003
 >>> coins = settle_coins(
@@ -32,13 +32,17 @@ from dataclasses import dataclass
 from typing import Final
 
 from rules_core.cards import PLAYERS
+from rules_core.errors import InvalidArgumentError, Problem
 from rules_core.rules import Rules
 from rules_core.settlement import (
+    Settlement,
     Side,
     check_int,
     check_level,
+    check_score,
     check_seat,
     score_coefficient,
+    settle_hand,
     winning_side,
 )
 
@@ -46,8 +50,13 @@ __all__ = [
     "BASIS_POINTS",
     "OVERTURN_MULTIPLIERS",
     "CoinSettlement",
+    "HandSettlement",
+    "Stake",
     "check_coins_enabled",
+    "check_overturn",
+    "check_stake",
     "score_coefficient",
+    "settle",
     "settle_coins",
 ]
 
@@ -80,15 +89,16 @@ class CoinSettlement:
 def check_coins_enabled(rules: Rules) -> None:
     """Reject a coin request under a ruleset without Tao Dou (R12.7: [000]/[001] have no coins)."""
     if not rules.coins:
-        raise ValueError("Tao Dou is off in this ruleset (Rules.coins is False)")
+        raise InvalidArgumentError(
+            "tao_dou", Problem.INCONSISTENT, "Tao Dou is off in this ruleset (Rules.coins is False)"
+        )
 
 
 def check_stake(*, base: int, dealer_level: int, overturn: int) -> None:
     """Validate the stake B, DL and O shared by Tao Dou and the forced-quit penalty (R12.2–R12.4)."""
     check_int("base", base)
     check_level("dealer_level", dealer_level)
-    if isinstance(overturn, bool) or overturn not in OVERTURN_MULTIPLIERS:
-        raise ValueError(f"overturn must be one of 1, 2, 4, 8, got {overturn!r}")
+    check_overturn(overturn)
 
 
 def settle_coins(
@@ -144,7 +154,104 @@ def _check_balances(balances: Sequence[int] | None) -> tuple[int, ...] | None:
         return None
     wallets = tuple(balances)
     if len(wallets) != PLAYERS:
-        raise ValueError(f"balances must hold {PLAYERS} seats, got {len(wallets)}")
+        raise InvalidArgumentError(
+            "balances", Problem.BAD_SIZE, f"balances must hold {PLAYERS} seats, got {len(wallets)}"
+        )
     for seat, coins in enumerate(wallets):
         check_int(f"balances[{seat}]", coins)
     return wallets
+
+
+@dataclass(frozen=True, slots=True)
+class Stake:
+    """What a table plays for (R12.2–R12.4, R12.6), as a request gives it."""
+
+    base: int
+    """B, the base coins."""
+    overturn: int
+    """O as the stake states it; 0 where the declarations give it (an audited hand)."""
+    rake_bp: int
+    """The rake r in basis points, 0..10,000."""
+    balances: tuple[int, ...] | None = None
+    """The four seats' coins before settlement, or None (every loser pays in full)."""
+
+
+@dataclass(frozen=True, slots=True)
+class HandSettlement:
+    """A hand's settlement (R9) and, with a stake, its coins (R12)."""
+
+    settlement: Settlement
+    coins: CoinSettlement | None
+
+
+def settle(
+    *,
+    rules: Rules,
+    dealer_seat: int,
+    dealer_level: int,
+    attacker_level: int,
+    score: int,
+    stake: Stake | None = None,
+    declared_overturn: int | None = None,
+) -> HandSettlement:
+    """R9, and R12 for a ``stake``: the request-level settlement, its arguments named like the request's
+    fields (``dealer``, ``score``, ``tao_dou.overturn_multiplier``).
+
+    ``declared_overturn`` is O as the declarations give it (an audited hand): the stake's O must then be
+    0 or that value.
+    """
+    check_seat("dealer", dealer_seat)
+    check_score(score)
+    if stake is not None:
+        check_coins_enabled(rules)
+        overturn = _stake_overturn(stake, declared_overturn)
+        check_int("tao_dou.rake_basis_points", stake.rake_bp, high=BASIS_POINTS)
+        if stake.balances is not None and len(stake.balances) != PLAYERS:
+            raise InvalidArgumentError(
+                "tao_dou.balances", Problem.BAD_SIZE, f"give all {PLAYERS} seats' balances, or none"
+            )
+        for seat, amount in enumerate(stake.balances or ()):
+            check_int(f"tao_dou.balances[{seat}]", amount)
+    settlement = settle_hand(
+        rules=rules,
+        dealer_seat=dealer_seat,
+        dealer_level=dealer_level,
+        attacker_level=attacker_level,
+        score=score,
+    )
+    if stake is None:
+        return HandSettlement(settlement, None)
+    coins = settle_coins(
+        rules=rules,
+        base=stake.base,
+        dealer_level=dealer_level,
+        overturn=overturn,
+        score=score,
+        rake_bp=stake.rake_bp,
+        dealer_seat=dealer_seat,
+        g_eff=settlement.g_eff,
+        balances=stake.balances,
+    )
+    return HandSettlement(settlement, coins)
+
+
+def _stake_overturn(stake: Stake, declared: int | None) -> int:
+    """O for the coins: the declarations' when known (the stake may repeat it), else the stake's."""
+    if declared is not None:
+        if stake.overturn and stake.overturn != declared:
+            raise InvalidArgumentError(
+                "tao_dou.overturn_multiplier",
+                Problem.INCONSISTENT,
+                f"the declarations give O = {declared}: send 0 or {declared}",
+            )
+        return declared
+    check_overturn(stake.overturn, "tao_dou.overturn_multiplier")
+    return stake.overturn
+
+
+def check_overturn(overturn: int, path: str = "overturn") -> None:
+    """O is 1, 2, 4 or 8 (R10.5)."""
+    if isinstance(overturn, bool) or overturn not in OVERTURN_MULTIPLIERS:
+        raise InvalidArgumentError(
+            path, Problem.OUT_OF_RANGE, f"the overturn multiplier O is 1, 2, 4 or 8 (R10.5), got {overturn!r}"
+        )

@@ -60,11 +60,23 @@ def check_lead(
     ctx: TrumpContext, rules: Rules, *, hand: Hand, lead: Sequence[int], others: Mapping[int, Hand]
 ) -> Legal | Illegal:
     """Validate a lead from ``hand``; a throw is also judged against ``others`` (seat → hand), R4."""
+    return lead_verdict(ctx, rules, hand=hand, lead=lead, play=decompose(ctx, lead), others=others)
+
+
+def lead_verdict(
+    ctx: TrumpContext,
+    rules: Rules,
+    *,
+    hand: Hand,
+    lead: Sequence[int],
+    play: Decomposition,
+    others: Mapping[int, Hand],
+) -> Legal | Illegal:
+    """:func:`check_lead` for a lead already decomposed (``play``): a request decomposes a play once."""
     if not lead:
         return Illegal(Violation.EMPTY_PLAY, "a lead needs at least one card")
     if not contains(hand, lead):
         return Illegal(Violation.CARDS_NOT_IN_HAND, f"{format_cards(lead)} is not in the hand")
-    play = decompose(ctx, lead)
     if play.category is None:  # R4.3
         return Illegal(
             Violation.MIXED_CATEGORY_LEAD,

@@ -12,11 +12,26 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
-from rules_core.cards import PLAYERS, POINTS, format_cards
+from rules_core.cards import (
+    BOTTOM_SIZE,
+    PLAYERS,
+    POINTS,
+    Deck,
+    Hand,
+    check_copies,
+    check_size,
+    format_cards,
+    hand_of,
+)
+from rules_core.errors import InvalidArgumentError, Problem
+from rules_core.follow import follow_verdict
 from rules_core.ruffing import NO_KEY, ruff_key
 from rules_core.rules import DigMultiplier, DigShape, Rules
+from rules_core.seating import SeatCards, by_seat, in_turn, seat_in_range, table_plays
 from rules_core.shapes import Decomposition, decompose
+from rules_core.throw import check_lead
 from rules_core.trump import TRUMP, TrumpContext
+from rules_core.verdicts import Illegal, Legal
 
 
 class Judgement(StrEnum):
@@ -85,17 +100,27 @@ def resolve_trick(
 ) -> TrickResult:
     """Decide a trick of four plays in play order, starting with ``leader`` (R7, R8).
 
-    Raises ValueError for a malformed trick: not four plays, plays of unequal size, or a lead that mixes
-    categories (such a lead can never be on the table, R4.3).
+    Raises InvalidArgumentError for a malformed trick: not four plays, plays of unequal size, or a lead
+    that mixes categories (such a lead can never be on the table, R4.3).
     """
     if len(plays) != PLAYERS:
-        raise ValueError(f"a trick has {PLAYERS} plays, got {len(plays)}")
+        raise InvalidArgumentError(
+            "plays", Problem.BAD_SIZE, f"a trick has {PLAYERS} plays, got {len(plays)}"
+        )
     lead = decompose(ctx, plays[0])
     if not plays[0] or lead.category is None:
-        raise ValueError(f"plays[0]: {format_cards(plays[0])} is not a lead of one category")
+        raise InvalidArgumentError(
+            "plays[0].cards",
+            Problem.INCONSISTENT,
+            f"plays[0]: {format_cards(plays[0])} is not a lead of one category",
+        )
     for i, play in enumerate(plays[1:], start=1):
         if len(play) != len(plays[0]):
-            raise ValueError(f"plays[{i}]: {len(play)} cards follow a lead of {len(plays[0])}")
+            raise InvalidArgumentError(
+                f"plays[{i}].cards",
+                Problem.BAD_SIZE,
+                f"plays[{i}]: {len(play)} cards follow a lead of {len(plays[0])}",
+            )
     judgements, best = _judge(ctx, rules, lead, plays)
     winner = (leader + best) % PLAYERS
     points = sum(POINTS[face] for play in plays for face in play)
@@ -173,3 +198,92 @@ def _dig(
     shape = lead if rules.dig_shape is DigShape.LEAD else decompose(ctx, winning_play)
     multiplier = dig_multiplier(rules, shape.top_grade if shape.components else 0)
     return Dig(bottom_points, multiplier, bottom_points * multiplier)
+
+
+@dataclass(frozen=True, slots=True)
+class JudgedTrick:
+    """A trick as a request asks about it: each play's check (with hands) and the outcome."""
+
+    leader: int
+    checks: tuple[Legal | Illegal, ...]
+    """With hands: the lead's verdict, then each follow's (none after an illegal lead); else empty."""
+    problem: str
+    """Why a checked trick is not resolved (an illegal play, a failed throw), or "" when it is."""
+    result: TrickResult | None
+    """The resolved trick, unless ``problem`` says why not."""
+
+
+def judge_trick(
+    ctx: TrumpContext,
+    rules: Rules,
+    *,
+    leader: int,
+    plays: Sequence[SeatCards],
+    dealer: int,
+    last: bool = False,
+    bottom: Sequence[int] = (),
+    hands: Sequence[SeatCards] = (),
+) -> JudgedTrick:
+    """R7 and R8 for a trick as a request lists it; with ``hands`` (every seat's cards before the trick)
+    each play is checked first (R4, R5), and a trick with an illegal play or a failed throw is not
+    resolved: only a throw's forced component is ever on the table (R4.7)."""
+    seat_in_range(leader, "leader")
+    seat_in_range(dealer, "dealer")
+    if len(plays) != PLAYERS:
+        raise InvalidArgumentError(
+            "plays", Problem.BAD_SIZE, f"a trick has exactly {PLAYERS} plays, got {len(plays)}"
+        )
+    if last or bottom:
+        check_size(bottom, "bottom", BOTTOM_SIZE, BOTTOM_SIZE, "the bottom")
+    deck = Deck()
+    if not hands:
+        cards, _ = table_plays(ctx, plays, "plays", leader=leader, deck=deck)
+        deck.add(bottom, "bottom")
+        result = resolve_trick(
+            ctx, rules, leader=leader, plays=cards, dealer=dealer, last=last, bottom=bottom
+        )
+        return JudgedTrick(leader, (), "", result)
+    held = {s: hand_of(c) for s, c in by_seat(hands, "hands", seats=range(PLAYERS), low=1, deck=deck).items()}
+    cards = in_turn(plays, "plays", leader=leader)
+    for i, play in enumerate(cards):
+        check_copies(play, f"plays[{i}].cards")
+    deck.add(bottom, "bottom")
+    checks = _check_plays(ctx, rules, leader, cards, held)
+    problem = _problem(checks, leader)
+    if problem:
+        return JudgedTrick(leader, checks, problem, None)
+    result = resolve_trick(ctx, rules, leader=leader, plays=cards, dealer=dealer, last=last, bottom=bottom)
+    return JudgedTrick(leader, checks, "", result)
+
+
+def _check_plays(
+    ctx: TrumpContext, rules: Rules, leader: int, plays: Sequence[Sequence[int]], hands: dict[int, Hand]
+) -> tuple[Legal | Illegal, ...]:
+    """The lead against the other hands, then each follow (skipped after an illegal lead)."""
+    others = {s: hands[s] for s in range(PLAYERS) if s != leader}
+    lead = check_lead(ctx, rules, hand=hands[leader], lead=plays[0], others=others)
+    if isinstance(lead, Illegal):
+        return (lead,)
+    assert lead.play.category is not None
+    follows = (
+        follow_verdict(
+            ctx,
+            hand=hands[(leader + i) % PLAYERS],
+            led=lead.play,
+            play=plays[i],
+            shape=decompose(ctx, plays[i]),
+        )
+        for i in range(1, PLAYERS)
+    )
+    return (lead, *follows)
+
+
+def _problem(checks: Sequence[Legal | Illegal], leader: int) -> str:
+    """Why a checked trick cannot be resolved, or "" when every play is legal and the lead stands."""
+    for i, verdict in enumerate(checks):
+        if isinstance(verdict, Illegal):
+            return f"seat {(leader + i) % PLAYERS}'s play is illegal: {verdict.message}"
+    lead = checks[0]
+    if isinstance(lead, Legal) and lead.throw is not None and not lead.throw.succeeded:
+        return "the lead is a throw that fails (R4.7): only its forced component is led"
+    return ""

@@ -26,6 +26,7 @@ from functools import cache
 from typing import Final
 
 from rules_core.cards import BIG_JOKER, NUM_FACES, SMALL_JOKER, Suit, face_of, format_card
+from rules_core.errors import InvalidArgumentError, Problem
 
 TRUMP: Final = 4
 """The trump category. The plain categories are the suit values 0..3 (R2.11)."""
@@ -81,7 +82,7 @@ def _ladders(level: int, trump: Suit | None) -> list[list[list[int]]]:
 def trump_context(level: int, trump: Suit | None) -> TrumpContext:
     """The cached context for level rank ``level`` (2..14) and trump suit ``trump`` (None = no-trump)."""
     if not 2 <= level <= 14:
-        raise ValueError(f"level must be 2..14, got {level}")
+        raise InvalidArgumentError("level", Problem.OUT_OF_RANGE, f"level must be 2..14, got {level}")
     category = [0] * NUM_FACES
     strength = [0] * NUM_FACES
     order = [0] * NUM_FACES

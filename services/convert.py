@@ -1,31 +1,29 @@
 """Proto <-> domain: the single place where wire types meet rules_core types.
 
-Inbound, every field is validated before rules_core sees it, and a bad field raises
-``InvalidRequestError`` naming its path in the request (``trick.plays[1].cards[0]``), so rules_core's
-own ValueErrors are never the first line of defence. Outbound, domain values become messages; cards
-travel as ``Card`` enum numbers, which are face + 1.
+Inbound, only what the wire alone knows is checked here (an enum number the contract does not define, a
+card number outside the Card enum, a list longer than both decks, an int64 overflow); a bad field raises
+``InvalidRequestError`` naming its path. Every game fact (copies across fields, sizes, seats, turn order,
+scores, O, coins) is rules_core's, which names the same paths. Outbound, responses are built from domain
+results only; cards travel as ``Card`` enum numbers, which are face + 1.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from enum import Enum
 from typing import Any, Final, TypeVar
 
-from rules_core.audit import MAX_TRICKS, Audit, Finding, TrickRecord
-from rules_core.bidding import Act, Bidding, BidRejection, Declaration
+from rules_core.audit import MAX_TRICKS, Audit, Finding
+from rules_core.bidding import Act, Bidding, BidRejection, Shown
 from rules_core.cards import (
     COPIES,
-    HAND_SIZE,
     NUM_FACES,
     PLAYERS,
     Suit,
-    format_card,
-    hand_of,
 )
-from rules_core.forced_quit import Penalty, Phase, Role
+from rules_core.forced_quit import Phase, Quit, Role
+from rules_core.kitty import BuryResult
 from rules_core.rules import (
     PRESETS,
     BidSet,
@@ -39,11 +37,13 @@ from rules_core.rules import (
     Rules,
     ThrowCheck,
 )
-from rules_core.settlement import Settlement, Side
-from rules_core.shapes import Component, Decomposition, Shape, decompose
-from rules_core.taodou import CoinSettlement
-from rules_core.trick import Judgement, TrickResult
+from rules_core.seating import SeatCards
+from rules_core.settlement import Side
+from rules_core.shapes import Component, Decomposition, Shape
+from rules_core.taodou import CoinSettlement, HandSettlement, Stake
+from rules_core.trick import JudgedTrick, Judgement, TrickResult
 from rules_core.trump import TrumpContext, trump_context
+from rules_core.turn import Listing, PlayVerdict, Suggestion
 from rules_core.verdicts import Illegal, Legal, ThrowResult, Violation
 from services.errors import Reason, invalid
 from tractor.rules.v1 import rules_service_pb2 as pb
@@ -58,6 +58,12 @@ MAX_LEVELS: Final = 13
 """The most ranks a list of levels can name (2 .. A)."""
 MAX_ECHO: Final = 40
 """Characters of a caller's string repeated in an error message: details and logs stay small."""
+MAX_BASE: Final = 10**12
+"""The largest Tao Dou base accepted: keeps every coin amount inside the responses' int64 fields
+(B x 14 x 8 x 12 x 10)."""
+MAX_COINS: Final = 2**63 - 1
+"""The largest balance or debt accepted. A client that encodes a negative int64 into these uint64 fields
+sends 2**64 - n: refused as out of range rather than read as a fortune."""
 MIN_LEVEL: Final = 2
 MAX_LEVEL: Final = 14
 
@@ -66,13 +72,6 @@ E = TypeVar("E", bound=Enum)
 # --------------------------------------------------------------------------------------------------
 # Inbound: scalars and enums
 # --------------------------------------------------------------------------------------------------
-
-
-def seat(value: int, path: str) -> int:
-    """A seat 0..3."""
-    if not 0 <= value < PLAYERS:
-        raise invalid(path, Reason.OUT_OF_RANGE, f"seat {value} is out of range; seats are 0..{PLAYERS - 1}")
-    return value
 
 
 def level(value: int, path: str) -> int:
@@ -184,19 +183,15 @@ def ruleset(message: t.Ruleset, path: str = "ruleset") -> tuple[Rules, str]:
 # --------------------------------------------------------------------------------------------------
 
 
-def faces(values: Sequence[int], path: str) -> tuple[int, ...]:
-    """Card enum numbers to faces; rejects unknown cards and a face more than twice in the list.
-
-    A list longer than both decks is refused by its length alone, before a card is read.
-    """
+def cards(values: Sequence[int], path: str) -> tuple[int, ...]:
+    """Card enum numbers to faces: the wire-level check only (a number the Card enum does not define,
+    a list longer than both decks). Copies, sizes and everything else about the cards are rules_core's."""
     if len(values) > MAX_CARDS:
         raise invalid(
             path,
             Reason.BAD_SIZE,
             f"a card list holds at most {MAX_CARDS} cards (two decks), got {len(values)}",
         )
-    result: list[int] = []
-    counts = [0] * NUM_FACES
     for i, value in enumerate(values):
         if not 1 <= value <= NUM_FACES:
             raise invalid(
@@ -204,214 +199,50 @@ def faces(values: Sequence[int], path: str) -> tuple[int, ...]:
                 Reason.UNKNOWN_VALUE,
                 f"unknown card {value}; cards are CARD_S2 (1) .. CARD_BJ (54)",
             )
-        face = value - 1
-        counts[face] += 1
-        if counts[face] > COPIES:
-            raise invalid(
-                f"{path}[{i}]",
-                Reason.TOO_MANY_COPIES,
-                f"a third {format_card(face)}: two decks hold only {COPIES} of each card",
-            )
-        result.append(face)
-    return tuple(result)
+    return tuple(value - 1 for value in values)
 
 
-def sized(cards: tuple[int, ...], path: str, low: int, high: int, what: str) -> tuple[int, ...]:
-    """Reject a card list whose size is outside ``low..high``."""
-    if not low <= len(cards) <= high:
-        bounds = f"exactly {low}" if low == high else f"{low} to {high}"
-        raise invalid(path, Reason.BAD_SIZE, f"{what} holds {bounds} cards, got {len(cards)}")
-    return cards
-
-
-class Deck:
-    """Counts the cards of one request across its fields: all of them come from the same two decks."""
-
-    def __init__(self) -> None:
-        self._counts = [0] * NUM_FACES
-        self._fields: list[tuple[str, Sequence[int]]] = []
-
-    def add(self, cards: Sequence[int], path: str) -> None:
-        """Add a field's cards; a card seen a third time across the request is named by its path."""
-        counts = self._counts
-        for i, face in enumerate(cards):
-            counts[face] += 1
-            if counts[face] > COPIES:
-                earlier = " and ".join(where for where, field in self._fields if face in field)
-                raise invalid(
-                    f"{path}[{i}]",
-                    Reason.TOO_MANY_COPIES,
-                    f"a third {format_card(face)} (also in {earlier}): two decks hold only {COPIES}",
-                )
-        self._fields.append((path, cards))
-
-
-def seat_cards(
-    messages: Sequence[t.SeatCards],
-    path: str,
-    *,
-    seats: Iterable[int],
-    low: int = 0,
-    high: int = HAND_SIZE,
-    deck: Deck,
-) -> dict[int, tuple[int, ...]]:
-    """Cards per seat for exactly ``seats`` (each once), each of ``low..high`` cards, added to ``deck``."""
-    wanted = sorted(set(seats))
+def seated(messages: Sequence[t.SeatCards], path: str) -> tuple[SeatCards, ...]:
+    """Seat-and-cards entries as (seat, faces); their seats and sizes are judged by rules_core."""
     if len(messages) > PLAYERS:
         raise invalid(path, Reason.BAD_SIZE, f"at most one entry per seat ({PLAYERS}), got {len(messages)}")
-    found: dict[int, tuple[int, ...]] = {}
-    for i, message in enumerate(messages):
-        where = f"{path}[{i}]"
-        number = seat(message.seat, f"{where}.seat")
-        if number in found:
-            raise invalid(f"{where}.seat", Reason.OUT_OF_ORDER, f"seat {number} is listed twice")
-        if number not in wanted:
-            expected = ", ".join(map(str, wanted))
-            raise invalid(
-                f"{where}.seat", Reason.INCONSISTENT, f"seat {number} does not belong here; seats {expected}"
-            )
-        found[number] = sized(faces(message.cards, f"{where}.cards"), f"{where}.cards", low, high, "a hand")
-        deck.add(found[number], f"{where}.cards")
-    missing = [number for number in wanted if number not in found]
-    if missing:
-        raise invalid(path, Reason.MISSING, f"seats {', '.join(map(str, missing))} are missing")
-    return found
+    return tuple((m.seat, cards(m.cards, f"{path}[{i}].cards")) for i, m in enumerate(messages))
 
 
-@dataclass(frozen=True, slots=True)
-class Turn:
-    """A seat about to play: its hand, and the trick so far (no plays: it leads)."""
-
-    seat: int
-    cards: tuple[int, ...]
-    """The seat's hand as faces."""
-    leader: int
-    plays: tuple[tuple[int, ...], ...]
-    """The plays so far in play order, validated as a trick: one category lead, equal sizes."""
-
-    @property
-    def lead(self) -> tuple[int, ...]:
-        """The cards actually led, or () when this seat leads."""
-        return self.plays[0] if self.plays else ()
+def trick_leader(
+    request: pb.ValidatePlayRequest | pb.ListLegalPlaysRequest | pb.SuggestPlayRequest,
+) -> int | None:
+    """The trick's leader, or None when the request has no trick (the seat leads)."""
+    return request.trick.leader if request.HasField("trick") else None
 
 
-def turn(
-    ctx: TrumpContext,
-    *,
-    seat_value: int,
-    hand_values: Sequence[int],
-    trick: pb.Trick,
-    has_trick: bool,
-    deck: Deck,
-) -> Turn:
-    """Validate a seat, its hand (1..25 cards) and the trick so far, and add their cards to ``deck``."""
-    player = seat(seat_value, "seat")
-    cards = sized(faces(hand_values, "hand"), "hand", 1, HAND_SIZE, "a hand")
-    deck.add(cards, "hand")
-    leader = seat(trick.leader, "trick.leader")
-    plays = tuple(trick.plays)
-    if not plays:
-        if has_trick and leader != player:
-            raise invalid(
-                "trick.leader",
-                Reason.OUT_OF_ORDER,
-                f"seat {player} leads, but the trick's leader is {leader}",
-            )
-        return Turn(player, cards, player, ())
-    if len(plays) >= PLAYERS:
-        raise invalid("trick.plays", Reason.BAD_SIZE, f"the trick is complete: it has {len(plays)} plays")
-    played = table_plays(ctx, plays, "trick.plays", leader=leader, deck=deck)
-    expected = (leader + len(plays)) % PLAYERS
-    if player != expected:
-        raise invalid("seat", Reason.OUT_OF_ORDER, f"seat {expected} plays next, not seat {player}")
-    if len(cards) < len(played[0]):
-        raise invalid(
-            "hand",
-            Reason.BAD_SIZE,
-            f"a follower holds at least as many cards as were led ({len(played[0])}), got {len(cards)}",
-        )
-    return Turn(player, cards, leader, played)
-
-
-def seated_plays(messages: Sequence[t.SeatCards], path: str, *, leader: int) -> tuple[tuple[int, ...], ...]:
-    """Plays whose seats follow the turn order from ``leader``, as faces (their shapes are not judged)."""
-    plays: list[tuple[int, ...]] = []
-    for i, message in enumerate(messages):
-        where = f"{path}[{i}]"
-        expected = (leader + i) % PLAYERS
-        if seat(message.seat, f"{where}.seat") != expected:
-            raise invalid(
-                f"{where}.seat",
-                Reason.OUT_OF_ORDER,
-                f"play {i} of a trick led by seat {leader} is seat {expected}'s, not seat {message.seat}'s",
-            )
-        plays.append(faces(message.cards, f"{where}.cards"))
-    return tuple(plays)
-
-
-def table_plays(
-    ctx: TrumpContext, messages: Sequence[t.SeatCards], path: str, *, leader: int, deck: Deck
-) -> tuple[tuple[int, ...], ...]:
-    """Plays taken as they lie on the table: in turn order, a one-category lead, follows of its size.
-
-    Their cards are added to ``deck``.
-    """
-    plays = seated_plays(messages, path, leader=leader)
-    for i, play in enumerate(plays):
-        deck.add(play, f"{path}[{i}].cards")
-    lead = plays[0] if plays else ()
-    if not lead or decompose(ctx, lead).category is None:
-        raise invalid(
-            f"{path}[0].cards",
-            Reason.INCONSISTENT,
-            "a lead on the table is one or more cards of one category",
-        )
-    for i, play in enumerate(plays[1:], start=1):
-        if len(play) != len(lead):
-            raise invalid(
-                f"{path}[{i}].cards",
-                Reason.BAD_SIZE,
-                f"every play has the lead's {len(lead)} cards, got {len(play)}",
-            )
-    return plays
-
-
-def declarations(messages: Sequence[pb.Declaration], path: str) -> list[Declaration]:
-    """Declaration acts: a seat, one or more shown cards, and optionally the cards received so far."""
+def declarations(messages: Sequence[pb.Declaration], path: str) -> list[Shown]:
+    """Declaration acts as (seat, shown cards, cards received so far or None); rules_core judges them."""
     if len(messages) > MAX_DECLARATIONS:
         raise invalid(path, Reason.BAD_SIZE, f"a deal has at most {MAX_DECLARATIONS} declaration acts")
-    sequence = []
-    for i, message in enumerate(messages):
-        where = f"{path}[{i}]"
-        player = seat(message.seat, f"{where}.seat")
-        cards = faces(message.cards, f"{where}.cards")
-        if not cards:
-            raise invalid(f"{where}.cards", Reason.MISSING, "a declaration shows at least one card")
-        held = None
-        if message.hand:
-            held = sized(
-                faces(message.hand, f"{where}.hand"), f"{where}.hand", 1, HAND_SIZE, "a hand during the deal"
-            )
-        sequence.append(Declaration(seat=player, cards=cards, hand=hand_of(held) if held else None))
-    return sequence
+    return [
+        (
+            message.seat,
+            cards(message.cards, f"{path}[{i}].cards"),
+            cards(message.hand, f"{path}[{i}].hand") if message.hand else None,
+        )
+        for i, message in enumerate(messages)
+    ]
 
 
-def recorded_tricks(messages: Sequence[pb.RecordedTrick], path: str) -> tuple[TrickRecord, ...]:
-    """A hand's tricks: at most 25, each four plays whose seats follow the turn order."""
+def recorded_tricks(
+    messages: Sequence[pb.RecordedTrick], path: str
+) -> list[tuple[tuple[SeatCards, ...], tuple[int, ...]]]:
+    """A hand's tricks as (seated plays, attempted lead); rules_core judges their seats and sizes."""
     if len(messages) > MAX_TRICKS:
         raise invalid(path, Reason.BAD_SIZE, f"a hand has at most {MAX_TRICKS} tricks, got {len(messages)}")
-    tricks = []
-    for i, message in enumerate(messages):
-        where = f"{path}[{i}]"
-        if len(message.plays) != PLAYERS:
-            raise invalid(
-                f"{where}.plays", Reason.BAD_SIZE, f"a trick has {PLAYERS} plays, got {len(message.plays)}"
-            )
-        leader = seat(message.plays[0].seat, f"{where}.plays[0].seat")
-        plays = seated_plays(message.plays, f"{where}.plays", leader=leader)
-        attempted = faces(message.attempted_lead, f"{where}.attempted_lead")
-        tricks.append(TrickRecord(plays=plays, attempted=attempted))
-    return tuple(tricks)
+    return [
+        (
+            seated(message.plays, f"{path}[{i}].plays"),
+            cards(message.attempted_lead, f"{path}[{i}].attempted_lead"),
+        )
+        for i, message in enumerate(messages)
+    ]
 
 
 # --------------------------------------------------------------------------------------------------
@@ -505,6 +336,43 @@ def role(value: pb.Role.ValueType, path: str) -> Role:
     return _required(value, ROLES, path, "role", "ROLE_DEALER, ROLE_PARTNER or ROLE_ATTACKER")
 
 
+def coins_amount(value: int, path: str, high: int = MAX_COINS) -> int:
+    """A coin amount within the wire's int64 (larger values are negative numbers encoded by mistake)."""
+    if value > high:
+        what = f"base is at most {high}" if high != MAX_COINS else f"at most {MAX_COINS} coins"
+        raise invalid(
+            path,
+            Reason.OUT_OF_RANGE,
+            f"{what}, got {value}"
+            + (": a negative amount sent as int64 arrives this way" if high == MAX_COINS else ""),
+        )
+    return value
+
+
+def stake(message: pb.TaoDouStake, path: str = "tao_dou") -> Stake:
+    """A Tao Dou stake. The rake arrives as a percentage or in basis points (one of them): which one,
+    and the percentage's range, are the wire's; everything about the coins is rules_core's."""
+    coins_amount(message.base, f"{path}.base", MAX_BASE)
+    if message.rake_percent > 100:
+        raise invalid(f"{path}.rake_percent", Reason.OUT_OF_RANGE, "the rake is a percentage 0..100")
+    if message.HasField("rake_basis_points") and message.rake_percent:
+        raise invalid(
+            f"{path}.rake_basis_points",
+            Reason.INCONSISTENT,
+            "give the rake as rake_percent or as rake_basis_points, not both",
+        )
+    for i, balance in enumerate(message.balances):
+        coins_amount(balance, f"{path}.balances[{i}]")
+    return Stake(
+        base=message.base,
+        overturn=message.overturn_multiplier,
+        rake_bp=message.rake_basis_points
+        if message.HasField("rake_basis_points")
+        else message.rake_percent * 100,
+        balances=tuple(message.balances) or None,
+    )
+
+
 def throw_outcome(result: ThrowResult) -> t.ThrowOutcome:
     """A throw's outcome with its evidence."""
     return t.ThrowOutcome(
@@ -519,14 +387,9 @@ def throw_outcome(result: ThrowResult) -> t.ThrowOutcome:
     )
 
 
-def play_response(
-    ctx: TrumpContext, verdict: Legal | Illegal, play: Sequence[int]
-) -> pb.ValidatePlayResponse:
+def play_response(result: PlayVerdict) -> pb.ValidatePlayResponse:
     """The verdict on a play, with the play's own shape whether it is legal or not."""
-    if isinstance(verdict, Legal):
-        decomposition: Decomposition | None = verdict.play  # the engine decomposed it already
-    else:
-        decomposition = decompose(ctx, play) if play else None
+    verdict, decomposition = result.verdict, result.shape
     response = pb.ValidatePlayResponse(
         shape=shape(decomposition),
         components=[component(c) for c in decomposition.components] if decomposition else [],
@@ -542,13 +405,28 @@ def play_response(
     return response
 
 
+def listing_response(result: Listing) -> pb.ListLegalPlaysResponse:
+    """A bounded listing of legal plays with their shapes."""
+    return pb.ListLegalPlaysResponse(
+        plays=[pb.CandidatePlay(cards=cards_out(play), shape=shape(value)) for play, value in result.plays],
+        truncated=result.truncated,
+    )
+
+
+def suggestion_response(result: Suggestion) -> pb.SuggestPlayResponse:
+    """The auto-play and why."""
+    return pb.SuggestPlayResponse(
+        cards=cards_out(result.cards), shape=shape(result.shape), reason=result.reason
+    )
+
+
 def reason_label(verdict: Legal | Illegal) -> str:
     """A bounded metric label for a verdict: "legal" or the violation in lower case."""
     return "legal" if isinstance(verdict, Legal) else verdict.reason.name.lower()
 
 
 def trick_response(result: TrickResult, leader: int) -> pb.ResolveTrickResponse:
-    """A resolved trick; ``plays`` get their judgements (checks are filled in by the caller)."""
+    """A resolved trick; ``plays`` get their judgements."""
     dig = result.dig
     return pb.ResolveTrickResponse(
         legal=True,
@@ -563,6 +441,39 @@ def trick_response(result: TrickResult, leader: int) -> pb.ResolveTrickResponse:
             pb.PlayJudgement(seat=(leader + i) % PLAYERS, judgement=JUDGEMENTS[judgement])
             for i, judgement in enumerate(result.judgements)
         ],
+    )
+
+
+def judged_trick_response(judged: JudgedTrick) -> pb.ResolveTrickResponse:
+    """A trick, resolved or (a checked trick with an illegal play or a failed throw) not, with each
+    play's check when hands were given."""
+    if judged.result is not None:
+        response = trick_response(judged.result, judged.leader)
+    else:
+        response = pb.ResolveTrickResponse(
+            legal=False,
+            message=judged.problem,
+            plays=[pb.PlayJudgement(seat=(judged.leader + i) % PLAYERS) for i in range(PLAYERS)],
+        )
+    for judgement, verdict in zip(response.plays, judged.checks, strict=False):
+        judgement.checked = True
+        if isinstance(verdict, Legal):
+            judgement.legal = True
+            if verdict.throw is not None:
+                judgement.throw_outcome.CopyFrom(throw_outcome(verdict.throw))
+            continue
+        judgement.violation = VIOLATIONS[verdict.reason]
+        judgement.message = verdict.message
+    return response
+
+
+def bury_response(result: BuryResult) -> pb.ValidateBuryResponse:
+    """The verdict on a bury."""
+    if result.legal:
+        return pb.ValidateBuryResponse(legal=True, bottom_points=result.bottom_points)
+    return pb.ValidateBuryResponse(
+        violation=VIOLATIONS[result.reason] if result.reason else t.VIOLATION_UNSPECIFIED,
+        message=result.message,
     )
 
 
@@ -584,40 +495,40 @@ def coins_out(coins: CoinSettlement) -> pb.CoinSettlement:
     )
 
 
-def settlement_response(result: Settlement, coins: CoinSettlement | None) -> pb.SettleHandResponse:
+def settlement_response(result: HandSettlement) -> pb.SettleHandResponse:
     """A hand's settlement, with its coins when a stake was given."""
+    settled, coins = result.settlement, result.coins
     return pb.SettleHandResponse(
-        winner=SIDES[result.winner_side],
-        levels_gained=result.g,
-        effective_levels_gained=result.g_eff,
-        take_over=result.take_over,
-        dealer_team_level_after=rank_out(result.dealer_level_after),
-        attacker_level_after=rank_out(result.attacker_level_after),
-        next_dealer=result.next_dealer,
-        next_level=rank_out(result.next_level),
-        game_over=result.game_over,
-        game_winner=SIDES[result.game_winner] if result.game_winner else t.SIDE_UNSPECIFIED,
-        score_coefficient=result.K,
+        winner=SIDES[settled.winner_side],
+        levels_gained=settled.g,
+        effective_levels_gained=settled.g_eff,
+        take_over=settled.take_over,
+        dealer_team_level_after=rank_out(settled.dealer_level_after),
+        attacker_level_after=rank_out(settled.attacker_level_after),
+        next_dealer=settled.next_dealer,
+        next_level=rank_out(settled.next_level),
+        game_over=settled.game_over,
+        game_winner=SIDES[settled.game_winner] if settled.game_winner else t.SIDE_UNSPECIFIED,
+        score_coefficient=settled.K,
         coins=coins_out(coins) if coins is not None else None,
     )
 
 
-def penalty_response(
-    result: Penalty, auto_bury: Sequence[int] = (), auto_lead: int | None = None
-) -> pb.CalculatePenaltyResponse:
+def penalty_response(result: Quit) -> pb.CalculatePenaltyResponse:
     """A forced quit's price, with the system's actions for a quitting dealer."""
+    price = result.penalty
     response = pb.CalculatePenaltyResponse(
-        penalty=result.penalty,
-        deducted=result.deducted,
-        capped=result.capped,
-        disconnects=result.disconnects,
-        auto_bury=cards_out(auto_bury),
-        auto_lead=card_out(auto_lead) if auto_lead is not None else t.CARD_UNSPECIFIED,
+        penalty=price.penalty,
+        deducted=price.deducted,
+        capped=price.capped,
+        disconnects=price.disconnects,
+        auto_bury=cards_out(result.auto_bury),
+        auto_lead=card_out(result.auto_lead) if result.auto_lead is not None else t.CARD_UNSPECIFIED,
     )
-    if result.paid_on_behalf is not None:
-        response.paid_on_behalf = result.paid_on_behalf
-    if result.confiscated is not None:
-        response.confiscated = result.confiscated
+    if price.paid_on_behalf is not None:
+        response.paid_on_behalf = price.paid_on_behalf
+    if price.confiscated is not None:
+        response.confiscated = price.confiscated
     return response
 
 
@@ -646,56 +557,30 @@ def bidding_response(result: Bidding) -> pb.ValidateDeclarationResponse:
     return response
 
 
-def audit_response(audit: Audit, recorded_leaders: Sequence[int]) -> pb.AuditHandResponse:
-    """A hand's audit. The engine replays leaders itself (the dealer, then each winner), so a record
-    whose seats disagree is cut at the first trick led out of turn, unless an earlier finding stands."""
-    leaders = [audit.dealer] + [result.winner for result in audit.tricks] if audit.dealer is not None else []
-    wrong = next(
-        (
-            i
-            for i, (recorded, due) in enumerate(zip(recorded_leaders, leaders, strict=False))
-            if recorded != due
-        ),
-        None,
-    )
+def audit_response(audit: Audit) -> pb.AuditHandResponse:
+    """A hand's audit: valid with its settlement (and coins), or the first finding and how far it got."""
     error = audit.error
-    before_tricks = (
-        error is not None and error.trick is None and error.finding is not Finding.HAND_NOT_FINISHED
-    )
-    if (
-        wrong is not None
-        and not before_tricks
-        and (error is None or error.trick is None or wrong <= error.trick)
-    ):
-        results = audit.tricks[:wrong]
-        response = pb.AuditHandResponse(
-            finding=pb.AUDIT_FINDING_PLAY_OUT_OF_TURN,
-            message=f"trick {wrong} is recorded as led by seat {recorded_leaders[wrong]}; "
-            f"the lead belongs to seat {leaders[wrong]} (R4.1, R7.4)",
-            trick=wrong,
-            seat=recorded_leaders[wrong],
-        )
-    else:
-        results = audit.tricks
-        response = pb.AuditHandResponse(valid=error is None)
-        if error is not None:
-            response.finding = FINDINGS[error.finding]
-            response.message = error.message
-            response.violation = VIOLATIONS[error.violation] if error.violation else t.VIOLATION_UNSPECIFIED
-            if error.trick is not None:
-                response.trick = error.trick
-            if error.seat is not None:
-                response.seat = error.seat
+    response = pb.AuditHandResponse(valid=error is None)
+    if error is not None:
+        response.finding = FINDINGS[error.finding]
+        response.message = error.message
+        response.violation = VIOLATIONS[error.violation] if error.violation else t.VIOLATION_UNSPECIFIED
+        if error.trick is not None:
+            response.trick = error.trick
+        if error.seat is not None:
+            response.seat = error.seat
     bidding = audit.bidding
     response.contract = t.CONTRACT_NO_TRUMP if bidding.contract is None else CONTRACTS[bidding.contract]
     response.overturn_multiplier = bidding.overturn_multiplier
     if audit.dealer is not None:
         response.dealer = audit.dealer
     score = 0
-    for index, result in enumerate(results):
+    for index, (result, leader) in enumerate(zip(audit.tricks, audit.leaders, strict=True)):
         score += result.attacker_points
         response.tricks.append(
-            pb.TrickAudit(index=index, result=trick_response(result, leaders[index]), score_after=score)
+            pb.TrickAudit(index=index, result=trick_response(result, leader), score_after=score)
         )
     response.score = score
+    if audit.settlement is not None:
+        response.settlement.CopyFrom(settlement_response(HandSettlement(audit.settlement, audit.coins)))
     return response

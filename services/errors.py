@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
+from rules_core.errors import InvalidArgumentError
+
 
 class Reason(StrEnum):
     """Machine-readable reason of a field violation (``BadRequest.FieldViolation.reason``)."""
@@ -55,6 +57,12 @@ class InvalidRequestError(Exception):
 def invalid(field: str, reason: Reason, description: str) -> InvalidRequestError:
     """Shorthand for the common case of a single bad field."""
     return InvalidRequestError(FieldViolation(field, reason, description))
+
+
+def from_engine(error: InvalidArgumentError, prefix: str = "") -> InvalidRequestError:
+    """The INVALID_ARGUMENT of a rules_core decision: its argument is already the request field's path
+    (``prefix`` places it under a request field), its problem is one of our reasons by value."""
+    return invalid(error.within(prefix).argument, Reason(error.problem.value), error.message)
 
 
 class DeadlineExceededError(Exception):

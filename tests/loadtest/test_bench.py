@@ -17,14 +17,14 @@ CALLS = [(call.method, call.request) for script in table_scripts("003", 1) for c
 
 
 def test_recording_captures_the_engine_calls_and_restores_the_module() -> None:
-    check_follow = vars(servicer_module)["check_follow"]
+    validate_play = vars(servicer_module)["validate_play"]
     servicer = servicer_module.RulesServicer(Metrics(CollectorRegistry()))
     context: Any = StubContext()
     with recording(servicer_module) as calls:
-        assert vars(servicer_module)["check_follow"] is not check_follow
+        assert vars(servicer_module)["validate_play"] is not validate_play
         for method, data in CALLS[:40]:
             getattr(servicer, method)(REQUESTS[method].FromString(data), context)
-    assert vars(servicer_module)["check_follow"] is check_follow
+    assert vars(servicer_module)["validate_play"] is validate_play
     engine = {function.__module__ for function, _, _ in calls}
     assert engine and all(module.startswith("rules_core.") for module in engine)
 
