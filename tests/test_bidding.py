@@ -496,7 +496,19 @@ def test_bidding_invariants(scenario: tuple[Rules, int, list[Declaration], int])
     assert result.rejected == tuple(index for index, act in enumerate(result.acts) if act is None)
     accepted = [(act, sequence[index]) for index, act in enumerate(result.acts) if act is not None]
 
-    overturns = sum(1 for position, (act, _) in enumerate(accepted) if act in OVERTURNS and position > 0)
+    overturns, owner, contract = 0, None, None
+    for position, (act, shown) in enumerate(accepted):
+        suit = suit_of(shown.cards[0])
+        # R10.5: an overturn after the first declaration; R10.4's ruling: a seat's joker pair over its own
+        # no-trump changes nothing, so it is none
+        if (
+            act in OVERTURNS
+            and position > 0
+            and not (shown.seat == owner and suit is None and contract is None)
+        ):
+            overturns += 1
+        if act in CHANGING:
+            owner, contract = shown.seat, suit
     assert result.overturns == overturns
     assert result.overturn_multiplier in {1, 2, 4, 8}
     assert result.overturn_multiplier == min(MAX_OVERTURN_MULTIPLIER, 2**overturns)

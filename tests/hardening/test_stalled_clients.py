@@ -8,8 +8,8 @@ work ceiling the server cancels them by itself.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 import urllib.request
+from collections.abc import Callable
 
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
