@@ -13,7 +13,12 @@ from dataclasses import dataclass, field, fields
 from typing import Any, Final
 
 ENV_PREFIX: Final = "TRACTOR_RULES_"
-MIB: Final = 1024 * 1024
+KIB: Final = 1024
+MIB: Final = 1024 * KIB
+MAX_MESSAGE_BYTES: Final = 192 * KIB
+"""The default ``max_message_bytes``: twice the largest request any RPC can legally carry (a batch of
+100 ResolveTrick items, 69,600 bytes), rounded up to 64 KiB; ``services.sizes`` computes it from the
+validation bounds and a test keeps the two equal. gRPC's own default, 4 MiB, is 60 times that."""
 ENV_ONLY: Final = "env_only"
 """Field metadata key: a secret read from the environment only, so it never shows in ``ps`` output."""
 
@@ -38,8 +43,8 @@ class ServerConfig:
     """Worker processes sharing the port with SO_REUSEPORT; 0 means one per CPU."""
     threads: int = 8
     """Request threads per worker."""
-    max_message_bytes: int = 4 * MIB
-    """Largest request or response accepted, in bytes."""
+    max_message_bytes: int = MAX_MESSAGE_BYTES
+    """Largest request or response accepted, in bytes; larger ones are RESOURCE_EXHAUSTED, undecoded."""
     grace_seconds: float = 10.0
     """On SIGTERM, the whole shutdown budget: drain, then in-flight calls finish or are cancelled."""
     drain_seconds: float = 1.0
