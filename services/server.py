@@ -23,7 +23,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 from prometheus_client import CollectorRegistry
 
-from services import logs, security
+from services import logs, security, transport
 from services.config import ServerConfig
 from services.interceptor import RpcInterceptor
 from services.metrics import Metrics
@@ -125,12 +125,7 @@ def create_server(
             RpcInterceptor(metrics, max_request_seconds=config.max_request_seconds),
             *security.interceptors(config),
         ],
-        options=[
-            ("grpc.so_reuseport", 1),
-            ("grpc.max_receive_message_length", config.max_message_bytes),
-            ("grpc.max_send_message_length", config.max_message_bytes),
-            *connection_age_options(config),
-        ],
+        options=transport.grpc_options(config),
         maximum_concurrent_rpcs=config.max_concurrent_rpcs or None,
     )
     rules_service_pb2_grpc.add_RulesServiceServicer_to_server(RulesServicer(metrics), server)
