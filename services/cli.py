@@ -17,8 +17,16 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Final
 
-from services import config as config_module
-from services import logs, security
+GRPC_VERBOSITY_ENV: Final = "GRPC_VERBOSITY"
+if not os.environ.get(GRPC_VERBOSITY_ENV):
+    # gRPC core logs in its own plain-text format, unthrottled, one line per event a client can cause
+    # (each plaintext connection attempt on a TLS port: a "Handshake failed" line), so by default it is
+    # silent and stderr holds only the service's JSON lines. Set GRPC_VERBOSITY (ERROR, INFO, DEBUG;
+    # with GRPC_TRACE for more) to see them while debugging. Set before grpc is first imported.
+    os.environ[GRPC_VERBOSITY_ENV] = "NONE"
+
+from services import config as config_module  # noqa: E402  # after GRPC_VERBOSITY: see above
+from services import logs, security  # noqa: E402
 
 MULTIPROC_ENV: Final = "PROMETHEUS_MULTIPROC_DIR"
 

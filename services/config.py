@@ -13,7 +13,12 @@ from dataclasses import dataclass, field, fields
 from typing import Any, Final
 
 ENV_PREFIX: Final = "TRACTOR_RULES_"
-MIB: Final = 1024 * 1024
+KIB: Final = 1024
+MIB: Final = 1024 * KIB
+MAX_MESSAGE_BYTES: Final = 192 * KIB
+"""The default ``max_message_bytes``: twice the largest request any RPC can legally carry (a batch of
+100 ResolveTrick items, 69,600 bytes), rounded up to 64 KiB; ``services.sizes`` computes it from the
+validation bounds and a test keeps the two equal. gRPC's own default, 4 MiB, is 60 times that."""
 ENV_ONLY: Final = "env_only"
 """Field metadata key: a secret read from the environment only, so it never shows in ``ps`` output."""
 
@@ -38,8 +43,8 @@ class ServerConfig:
     """Worker processes sharing the port with SO_REUSEPORT; 0 means one per CPU."""
     threads: int = 8
     """Request threads per worker."""
-    max_message_bytes: int = 4 * MIB
-    """Largest request or response accepted, in bytes."""
+    max_message_bytes: int = MAX_MESSAGE_BYTES
+    """Largest request or response accepted, in bytes; larger ones are RESOURCE_EXHAUSTED, undecoded."""
     grace_seconds: float = 10.0
     """On SIGTERM, the whole shutdown budget: drain, then in-flight calls finish or are cancelled."""
     drain_seconds: float = 1.0
@@ -70,6 +75,17 @@ class ServerConfig:
     max_connection_age_seconds: float = 0.0
     """Close each client connection after about this long (gRPC's GOAWAY; calls in flight get the grace
     period), so clients reconnect, re-resolve and reach pods added since; 0: never."""
+    keepalive_time_seconds: float = 60.0
+    """Ping each connection after this long (idle ones too), so dead peers are found; 0: gRPC's own
+    default (two hours)."""
+    keepalive_timeout_seconds: float = 20.0
+    """Close a connection whose keepalive ping is not answered within this long."""
+    min_client_ping_seconds: float = 10.0
+    """Shortest interval between a client's keepalive pings without calls that the server tolerates;
+    a client pinging more often is sent GOAWAY ``too_many_pings``."""
+    max_connection_idle_seconds: float = 0.0
+    """Close a connection that has had no call for this long (GOAWAY; clients reconnect when they next
+    call); 0: never."""
 
     def __post_init__(self) -> None:
         problems = []
@@ -93,8 +109,17 @@ class ServerConfig:
             problems.append("give auth_token or auth_token_file, not both")
         if min(self.max_concurrent_rpcs, self.max_request_seconds, self.worker_restarts) < 0:
             problems.append("max_concurrent_rpcs, max_request_seconds and worker_restarts must be >= 0")
-        if self.max_connection_age_seconds < 0:
-            problems.append("max_connection_age_seconds must be >= 0")
+        connection = (
+            "max_connection_age_seconds",
+            "keepalive_time_seconds",
+            "min_client_ping_seconds",
+            "max_connection_idle_seconds",
+        )
+        for name in connection:
+            if getattr(self, name) < 0:
+                problems.append(f"{name} must be >= 0")
+        if self.keepalive_time_seconds and self.keepalive_timeout_seconds <= 0:
+            problems.append("keepalive_timeout_seconds must be > 0 when keepalive_time_seconds is set")
         if problems:
             raise ValueError("; ".join(problems))
 
@@ -141,6 +166,10 @@ _PARSERS: Final[dict[str, Callable[[str], Any]]] = {
     "max_request_seconds": float,
     "worker_restarts": int,
     "max_connection_age_seconds": float,
+    "keepalive_time_seconds": float,
+    "keepalive_timeout_seconds": float,
+    "min_client_ping_seconds": float,
+    "max_connection_idle_seconds": float,
     "health_port": int,
 }
 

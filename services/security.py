@@ -39,7 +39,7 @@ RETRY_POLICY: Final = {
                 "initialBackoff": "0.05s",
                 "maxBackoff": "0.5s",
                 "backoffMultiplier": 2,
-                "retryableStatusCodes": ["UNAVAILABLE"],
+                "retryableStatusCodes": ["UNAVAILABLE", "CANCELLED"],
             },
         }
     ]
@@ -47,7 +47,10 @@ RETRY_POLICY: Final = {
 """The client service config the README recommends: every RulesService RPC is a pure function of its
 request, so retrying UNAVAILABLE (a worker replaced or draining mid-call) is safe and hides it; and
 waiting for a connection, rather than failing fast, rides out a reconnect that lands on a dying worker
-(the channel's reconnect backoff is about a second). Callers still bound every call with a deadline."""
+(the channel's reconnect backoff is about a second). CANCELLED is retried too: a server that stops
+cancels the calls that reached its gRPC core in the instant of the stop, before any handler saw them
+(gRPC core's "zombie" calls; no server API avoids it), and an application's own cancel is never
+retried (gRPC stops retrying when the caller cancels). Callers still bound every call with a deadline."""
 OPEN_SERVICES: Final = (f"/{health.SERVICE_NAME}/",)
 """Method prefixes callable without a token: the standard health service (``Check``, ``Watch``)."""
 BEARER: Final = "bearer "

@@ -25,7 +25,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection, reflection_pb2
 from prometheus_client import CollectorRegistry
 
-from services import logs, security
+from services import logs, security, transport
 from services.config import ServerConfig
 from services.dispatch import BodyFirstPool
 from services.interceptor import RpcInterceptor, overload_trailers
@@ -88,22 +88,6 @@ def prestart(executor: futures.ThreadPoolExecutor, count: int) -> None:
         executor.submit(hold)
 
 
-def connection_age_options(config: ServerConfig) -> list[tuple[str, int]]:
-    """gRPC's max connection age (it adds ±10 % jitter) and its grace, when ``max_connection_age_seconds``.
-
-    >>> connection_age_options(ServerConfig(max_connection_age_seconds=300, grace_seconds=10))
-    [('grpc.max_connection_age_ms', 300000), ('grpc.max_connection_age_grace_ms', 10000)]
-    >>> connection_age_options(ServerConfig())
-    []
-    """
-    if not config.max_connection_age_seconds:
-        return []
-    return [
-        ("grpc.max_connection_age_ms", round(config.max_connection_age_seconds * 1000)),
-        ("grpc.max_connection_age_grace_ms", round(config.grace_seconds * 1000)),
-    ]
-
-
 def create_server(
     config: ServerConfig,
     *,
@@ -136,12 +120,7 @@ def create_server(
             RpcInterceptor(metrics, max_request_seconds=config.max_request_seconds),
             *security.interceptors(config),
         ],
-        options=[
-            ("grpc.so_reuseport", 1),
-            ("grpc.max_receive_message_length", config.max_message_bytes),
-            ("grpc.max_send_message_length", config.max_message_bytes),
-            *connection_age_options(config),
-        ],
+        options=transport.grpc_options(config),
         maximum_concurrent_rpcs=None,  # the pool's limit, which answers with an ErrorInfo
     )
     rules_service_pb2_grpc.add_RulesServiceServicer_to_server(RulesServicer(metrics), server)

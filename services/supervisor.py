@@ -9,7 +9,10 @@ The parent serves the metrics of all workers (prometheus_client multiprocess mod
 SIGTERM or SIGINT is passed to every worker, which drains and stops within the grace period. A worker
 that dies on its own (killed, out of memory, a crash in native code) is replaced by a fresh fork on the
 same port while the others keep serving; only its in-flight calls fail. The parent holds its port
-reservation for its whole life, so nothing else can take the port while a worker is being replaced.
+reservation for its whole life, which keeps processes that bind without SO_REUSEPORT off the port; one
+that sets it too (any process of the same user) could still share the port, so at start the parent
+refuses a port that another process already serves (``check_not_served``), and a second server started
+by mistake exits with status 1 instead of silently taking half the traffic.
 More than ``worker_restarts`` deaths within a minute means something is wrong with the service itself:
 it then stops with exit status 1 so the orchestrator can restart it whole (``worker_restarts`` 0: the
 first death does).
@@ -18,6 +21,7 @@ first death does).
 from __future__ import annotations
 
 import contextlib
+import errno
 import multiprocessing
 import os
 import select
@@ -36,7 +40,7 @@ from prometheus_client import Counter, multiprocess
 from services import logs, security
 from services.config import ServerConfig
 from services.metrics import serve_multiprocess, worker_restarts
-from services.server import run_worker, stop_on_signals
+from services.server import bind_target, run_worker, stop_on_signals
 
 START_TIMEOUT_SECONDS: Final = 60.0
 """How long the workers get to bind and start before the parent gives up."""
@@ -50,15 +54,49 @@ RESTART_WINDOW_SECONDS: Final = 60.0
 _log = logs.get("supervisor")
 
 
+def _family(host: str) -> socket.AddressFamily:
+    return socket.AF_INET6 if ":" in host else socket.AF_INET
+
+
+def check_not_served(host: str, port: int) -> None:
+    """Raise OSError (EADDRINUSE) when some socket already listens on ``host:port``.
+
+    SO_REUSEPORT lets any process of the same user bind a port that another one serves, and the kernel
+    then splits the connections between them: a second server started by mistake would take half the
+    traffic in silence. The probe binds without SO_REUSEPORT (SO_REUSEADDR only, so sockets in
+    TIME_WAIT and our own non-listening reservation do not count): that fails exactly when a socket
+    listens on the address.
+    """
+    probe = socket.socket(_family(host), socket.SOCK_STREAM)
+    try:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        probe.bind((host.strip("[]"), port))
+    except OSError as error:
+        if error.errno == errno.EADDRINUSE:
+            raise OSError(
+                errno.EADDRINUSE, f"{bind_target(host, port)} is already served by another process"
+            ) from None
+        raise
+    finally:
+        probe.close()
+
+
 @contextlib.contextmanager
 def reserve_port(host: str, port: int) -> Iterator[int]:
-    """Hold ``host:port`` (0 = any free port) with SO_REUSEPORT so the workers can share it."""
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
+    """Hold ``host:port`` (0 = any free port) with SO_REUSEPORT so the workers can share it.
+
+    Refuses (OSError) a port that another process already serves (``check_not_served``). The reservation
+    also sets SO_REUSEADDR, so that check, made after binding (port 0 has a number only then), does not
+    trip over the reservation itself.
+    """
+    sock = socket.socket(_family(host), socket.SOCK_STREAM)
     try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
         sock.bind((host.strip("[]"), port))
-        yield int(sock.getsockname()[1])
+        bound = int(sock.getsockname()[1])
+        check_not_served(host, bound)
+        yield bound
     finally:
         sock.close()
 

@@ -176,7 +176,7 @@ class _Fuzz:
         report.codes[outcome.code.name] += 1
         report.kinds[case.kind] += 1
         report.methods[case.method] += 1
-        if seconds > report.slowest[0] and not case.oversized:  # a 4 MiB request is slow to send
+        if seconds > report.slowest[0] and not case.oversized:  # an oversized request is slow to send
             report.slowest = (seconds, f"#{case.number} {case.method} {case.kind}")
         request = case.decoded() if outcome.code == grpc.StatusCode.INVALID_ARGUMENT else case.message
         problem = judge(

@@ -25,6 +25,7 @@ from google.protobuf.message import Message
 from loadtest import corpus
 from loadtest.contract import REQUESTS, RESPONSES, method_path
 from loadtest.hardening.judge import Outcome, judge
+from loadtest.hardening.messages import OVERSIZE_BYTES as OVERSIZE
 from loadtest.hardening.messages import descriptor_of
 from loadtest.protowire import delimited, field, packed, varint
 from loadtest.server import ServerProcess
@@ -111,9 +112,9 @@ def cases() -> list[Hostile]:
     return [
         # size
         Hostile(
-            "oversized message (4 MiB + 4 KiB)",
+            "oversized message (the default limit + 4 KiB)",
             "ValidatePlay",
-            lead.SerializeToString() + field(1000, 2, varint(4 * 2**20 + 4096) + bytes(4 * 2**20 + 4096)),
+            lead.SerializeToString() + field(1000, 2, varint(OVERSIZE) + bytes(OVERSIZE)),
             exhausted,
         ),
         Hostile(
@@ -165,9 +166,9 @@ def cases() -> list[Hostile]:
             "BAD_SIZE",
         ),
         Hostile(
-            "10,000 tricks in an audit",
+            "1,000 tricks in an audit (10,000 would pass the message size limit)",
             "AuditHand",
-            _with(audit, lambda m: [m.tricks.add().CopyFrom(m.tricks[0]) for _ in range(BIG)]),
+            _with(audit, lambda m: [m.tricks.add().CopyFrom(m.tricks[0]) for _ in range(BIG // 10)]),
             invalid,
             "tricks",
             "BAD_SIZE",
@@ -195,9 +196,9 @@ def cases() -> list[Hostile]:
             "BAD_SIZE",
         ),
         Hostile(
-            "1 MiB preset name (the error stays small)",
+            "64 KiB preset name (the error stays small)",
             "ValidatePlay",
-            _with(lead, lambda m: setattr(m.ruleset, "preset", "x" * 2**20)),
+            _with(lead, lambda m: setattr(m.ruleset, "preset", "x" * 2**16)),
             invalid,
             "ruleset.preset",
             "UNKNOWN_VALUE",

@@ -32,6 +32,7 @@ from google.protobuf.message import DecodeError, Message
 from loadtest.contract import REQUESTS
 from loadtest.protowire import tag, varint
 from loadtest.replay import Call
+from services.config import MAX_MESSAGE_BYTES
 from tractor.rules.v1 import types_pb2 as t
 
 KINDS: Final = ("valid", "random", "mutant", "inconsistent", "bytes")
@@ -39,8 +40,8 @@ MIX: Final = (3, 15, 42, 27, 13)
 """Weights of :data:`KINDS`, in percent."""
 OVERSIZE_RATE: Final = 1 / 5000
 """Share of ``bytes`` cases padded past the server's message size limit (they cost megabytes each)."""
-OVERSIZE_BYTES: Final = 4 * 1024 * 1024 + 4096
-"""Just past the default 4 MiB limit."""
+OVERSIZE_BYTES: Final = MAX_MESSAGE_BYTES + 4096
+"""Just past the default message size limit."""
 
 UINT32: Final = (
     0,

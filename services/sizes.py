@@ -1,0 +1,165 @@
+"""The largest request each RPC can legally carry, from the service's own validation bounds.
+
+``--max-message-bytes`` only has to admit requests the service would accept; everything larger is
+refused by gRPC before a byte is decoded, so the smaller the limit, the less a hostile client can make a
+worker buffer. ``maximal_request`` builds, per RPC, the request with every field at its largest legal
+size: each repeated field at the bound its own check enforces (``BOUNDS``), every number at the
+largest value of its wire type, every enum at its largest value, the longest preset name. It ignores
+the checks across fields (a card at most twice in the whole request, a play within its hand), which
+only make real requests smaller, so it is an upper bound on any request that passes validation.
+
+``HandSoFar`` (ListLegalPlays, SuggestPlay) is counted at the bounds AuditHand puts on a recorded hand
+(25 tricks of four plays, card lists of at most 108).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Final, cast
+
+from google.protobuf.descriptor import FieldDescriptor
+from google.protobuf.message import Message
+
+from rules_core.audit import MAX_TRICKS
+from rules_core.cards import BOTTOM_SIZE, DEALER_HAND_SIZE, HAND_SIZE, PLAYERS
+from rules_core.rules import PRESETS
+from services.convert import MAX_CARDS, MAX_DECLARATIONS, MAX_LEVELS
+from services.servicer import MAX_BATCH_ITEMS
+from tractor.rules.v1 import rules_service_pb2 as pb
+
+MARGIN: Final = 2
+"""The default limit is at least this many times the largest legal request (room for new fields)."""
+ROUND_TO: Final = 64 * 1024
+"""The default limit is rounded up to a multiple of 64 KiB."""
+
+_RULESET: Final = {"ruleset.must_play.levels": MAX_LEVELS}
+_TURN: Final = {
+    **_RULESET,
+    "hand": HAND_SIZE,  # convert.turn: 1..25
+    "trick.plays": PLAYERS - 1,  # a fourth play completes the trick: refused
+    "trick.plays.cards": MAX_CARDS,  # convert.faces
+}
+_SO_FAR: Final = {
+    "hand_so_far.tricks": MAX_TRICKS,
+    "hand_so_far.tricks.plays": PLAYERS,
+    "hand_so_far.tricks.plays.cards": MAX_CARDS,
+    "hand_so_far.tricks.attempted_lead": MAX_CARDS,
+    "hand_so_far.bottom": MAX_CARDS,
+}
+_VALIDATE_PLAY: Final = {
+    **_TURN,
+    "cards": MAX_CARDS,
+    "other_hands": PLAYERS - 1,  # convert.seat_cards: the three other seats
+    "other_hands.cards": HAND_SIZE,
+}
+_RESOLVE_TRICK: Final = {
+    **_RULESET,
+    "plays": PLAYERS,
+    "plays.cards": MAX_CARDS,
+    "hands": PLAYERS,
+    "hands.cards": HAND_SIZE,
+    "bottom": BOTTOM_SIZE,
+}
+_DECLARATIONS: Final = {
+    "declarations": MAX_DECLARATIONS,
+    "declarations.cards": MAX_CARDS,
+    "declarations.hand": HAND_SIZE,
+}
+_STAKE: Final = {"tao_dou.balances": PLAYERS}
+
+BOUNDS: Final[Mapping[str, Mapping[str, int]]] = {
+    "ValidatePlay": _VALIDATE_PLAY,
+    "ResolveTrick": _RESOLVE_TRICK,
+    "SettleHand": {**_RULESET, **_STAKE},
+    "CalculatePenalty": {**_RULESET, "dealer_hand": DEALER_HAND_SIZE, "bottom": BOTTOM_SIZE},
+    "ValidateDeclaration": {**_RULESET, **_DECLARATIONS},
+    "ValidateBury": {**_RULESET, "hand": DEALER_HAND_SIZE, "bury": MAX_CARDS},
+    "ListLegalPlays": {**_TURN, **_SO_FAR},
+    "SuggestPlay": {**_TURN, **_SO_FAR},
+    "AuditHand": {
+        **_RULESET,
+        **_DECLARATIONS,
+        **_STAKE,
+        "hands": PLAYERS,
+        "hands.cards": HAND_SIZE,
+        "bottom": BOTTOM_SIZE,
+        "buried": MAX_CARDS,
+        "tricks": MAX_TRICKS,
+        "tricks.plays": PLAYERS,
+        "tricks.plays.cards": MAX_CARDS,
+        "tricks.attempted_lead": MAX_CARDS,
+    },
+    "ValidatePlays": {"items": MAX_BATCH_ITEMS, **{f"items.{k}": v for k, v in _VALIDATE_PLAY.items()}},
+    "ResolveTricks": {"items": MAX_BATCH_ITEMS, **{f"items.{k}": v for k, v in _RESOLVE_TRICK.items()}},
+}
+"""Per RPC, the most entries each repeated field of its request may hold (dotted paths)."""
+
+_LONGEST_PRESET: Final = max(PRESETS, key=len)
+_LARGEST: Final = {
+    FieldDescriptor.TYPE_UINT32: 2**32 - 1,
+    FieldDescriptor.TYPE_UINT64: 2**64 - 1,
+    FieldDescriptor.TYPE_INT64: -1,  # ten bytes, the longest varint
+    FieldDescriptor.TYPE_INT32: -1,
+    FieldDescriptor.TYPE_BOOL: True,
+    FieldDescriptor.TYPE_DOUBLE: 1.0,  # any double is eight bytes
+}
+
+
+def _value(field: FieldDescriptor, path: str) -> object:
+    if field.type == FieldDescriptor.TYPE_ENUM:
+        assert field.enum_type is not None
+        return max(value.number for value in field.enum_type.values)
+    if field.type == FieldDescriptor.TYPE_STRING:
+        if path.endswith("ruleset.preset"):
+            return _LONGEST_PRESET
+        raise ValueError(f"no bound for the string {path}")
+    if field.type not in _LARGEST:
+        raise ValueError(f"no largest value for {path} (type {field.type})")
+    return _LARGEST[field.type]
+
+
+def _fill(message: Message, bounds: Mapping[str, int], prefix: str) -> None:
+    # the C implementation's descriptors have the same interface as the pure-Python ones
+    for field in cast("Sequence[FieldDescriptor]", message.DESCRIPTOR.fields):
+        if field.containing_oneof is not None and not field.containing_oneof.name.startswith("_"):
+            raise ValueError(f"no rule for the oneof field {prefix}{field.name}")
+        path = prefix + field.name
+        if field.is_repeated:
+            if path not in bounds:
+                raise ValueError(f"no bound for the repeated field {path}: add it to sizes.BOUNDS")
+            container = getattr(message, field.name)
+            for _ in range(bounds[path]):
+                if field.type == FieldDescriptor.TYPE_MESSAGE:
+                    _fill(container.add(), bounds, path + ".")
+                else:
+                    container.append(_value(field, path))
+        elif field.type == FieldDescriptor.TYPE_MESSAGE:
+            _fill(getattr(message, field.name), bounds, path + ".")
+        else:
+            setattr(message, field.name, _value(field, path))
+
+
+def maximal_request(method: str) -> Message:
+    """The largest legal request of ``method``: every field at the largest size validation allows."""
+    service = pb.DESCRIPTOR.services_by_name["RulesService"]
+    descriptor = service.methods_by_name[method].input_type
+    message: Message = getattr(pb, descriptor.name)()
+    _fill(message, BOUNDS[method], "")
+    return message
+
+
+def largest_requests() -> dict[str, int]:
+    """Bytes of the largest legal request, per RPC."""
+    return {method: maximal_request(method).ByteSize() for method in BOUNDS}
+
+
+def default_max_message_bytes() -> int:
+    """``MARGIN`` times the largest legal request of any RPC, rounded up to ``ROUND_TO``."""
+    return math.ceil(MARGIN * max(largest_requests().values()) / ROUND_TO) * ROUND_TO
+
+
+if __name__ == "__main__":  # python -m services.sizes: the table in services/README.md
+    for name, size in sorted(largest_requests().items(), key=lambda item: -item[1]):
+        print(f"{name:20} {size:8,d}")
+    print(f"{'default limit':20} {default_max_message_bytes():8,d}")
