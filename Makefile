@@ -4,7 +4,9 @@ VENV := .venv
 BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
 
-.PHONY: bench-servicer run serve protos proto-check proto-baseline test lint typecheck unit bench-core demo clean
+TOURNAMENT_ARGS ?=
+
+.PHONY: tournament bench-servicer run serve protos proto-check proto-baseline test lint typecheck unit bench-core demo clean
 
 # The rules contract: protos/ is the source, tractor/rules/v1/ the generated (committed) Python code.
 PROTOS := $(wildcard protos/tractor/rules/v1/*.proto)
@@ -57,6 +59,9 @@ unit: $(INSTALLED) $(GENERATED) deploy-deps
 
 bench-core: $(INSTALLED)  ## rules_core speed: medians against targets
 	$(BIN)/python -m benchmarks.bench_core
+
+tournament: $(INSTALLED)  ## strong auto-play vs R13.6, random and greedy, duplicate deals (TOURNAMENT_ARGS)
+	PYTHONPATH=$(CURDIR) $(BIN)/python -m loadtest.tournament $(TOURNAMENT_ARGS)
 
 bench-servicer: $(INSTALLED) $(GENERATED)  ## the service's own cost per ValidatePlay, without the network
 	$(BIN)/python -m benchmarks.bench_servicer
