@@ -60,19 +60,19 @@ MAX_CANDIDATES: Final[int] = 10
 FOLLOW_LISTING: Final[int] = 24
 """How many of the engine's weakest-first follows are considered before the constructed ones."""
 
-TEMPO = 2.0
+TEMPO = 4.0
 """What taking the lead is worth, in points: the next lead is this side's choice."""
-MASTER = 6.0
+MASTER = 1.5
 """What a plain master (no unseen card of its suit beats it) is worth for later tricks, in points."""
-DECAY = 1.5
+DECAY = 1.0
 """A plain card with k stronger unseen cards is worth MASTER / (1 + k) ** DECAY."""
 TRUMP_BASE = 2.0
 """Any trump is worth this much: it can ruff a plain lead later."""
-TRUMP_TOP = 6.0
+TRUMP_TOP = 10.0
 """A trump with k stronger unseen trumps is worth TRUMP_BASE + TRUMP_TOP / (1 + k)."""
 PAIR_BONUS = 1.0
 """Each copy of a held pair is worth this much more: pairs win and meet pair leads (R5.3)."""
-SPLIT = 0.5
+SPLIT = 1.0
 """Playing one copy of a pair costs this much more."""
 
 
@@ -461,35 +461,36 @@ def _beatable(ctx: TrumpContext, unseen: list[int], cat: int, comp: Component) -
 
 
 def _lead_candidates(info: _Info, hand: Hand) -> list[tuple[int, ...]]:
-    """A bounded set of leads worth comparing; each is a legal lead (R4.2), throws only when sure (R4.4)."""
-    ctx = info.ctx
-    out: list[tuple[int, ...]] = []
+    """A bounded set of leads worth comparing, most promising kinds first; each is a legal lead (R4.2),
+    and a throw only when no unseen card can beat any of its components, so it cannot fail (R4.4)."""
+    ctx, unseen = info.ctx, info.unseen
+    found: list[tuple[int, tuple[int, ...]]] = []  # (priority, lead)
     for cat in range(5):
         held = [f for f in ctx.faces[cat] if hand[f]]  # strongest first
         if not held:
             continue
-        out.append((held[0],))
+        top = (held[0],)
+        found.append((2 if not _beatable(ctx, unseen, cat, decompose(ctx, top).components[0]) else 4, top))
         low = min(reversed(held), key=lambda f: (POINTS[f] > 0, ctx.strength[f]))
-        out.append((low,))
+        found.append((3, (low,)))
         pairs = [f for f in held if hand[f] == 2]
         if pairs:
-            out.append((pairs[0], pairs[0]))
+            found.append((2, (pairs[0], pairs[0])))
             if pairs[-1] != pairs[0]:
-                out.append((pairs[-1], pairs[-1]))
+                found.append((5, (pairs[-1], pairs[-1])))
             if len(pairs) >= 2:
                 for comp in decompose(ctx, [f for f in pairs for _ in (0, 1)]).components:
                     if comp.pairs >= 2:
-                        out.append(comp.cards)
+                        found.append((1, comp.cards))
         whole = [f for f in held for _ in range(hand[f])]
-        sure = [c for c in decompose(ctx, whole).components if not _beatable(ctx, info.unseen, cat, c)]
+        sure = [c for c in decompose(ctx, whole).components if not _beatable(ctx, unseen, cat, c)]
         cards = [f for c in sure for f in c.cards]
         if len(sure) >= 2:
             dec = decompose(ctx, cards)
-            if len(dec.components) >= 2 and not any(
-                _beatable(ctx, info.unseen, cat, c) for c in dec.components
-            ):
-                out.append(tuple(cards))
-    return _dedupe(out)
+            if len(dec.components) >= 2 and not any(_beatable(ctx, unseen, cat, c) for c in dec.components):
+                found.append((0, tuple(cards)))
+    found.sort(key=lambda item: item[0])
+    return _dedupe([lead for _, lead in found])
 
 
 def _dedupe(plays: Sequence[Sequence[int]]) -> list[tuple[int, ...]]:
