@@ -4,7 +4,9 @@ VENV := .venv
 BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
 
-.PHONY: run serve protos proto-check proto-baseline test lint typecheck unit demo clean node-deps
+TOURNAMENT_ARGS ?=
+
+.PHONY: run serve protos proto-check proto-baseline test lint typecheck unit demo clean node-deps tournament
 
 # The rules contract: protos/ is the source, tractor/rules/v1/ the generated (committed) Python code.
 PROTOS := $(wildcard protos/tractor/rules/v1/*.proto)
@@ -70,6 +72,10 @@ $(NODE_CLIENT_MODULES): tests/node/package.json tests/node/package-lock.json
 	command -v npm > /dev/null || { $(DEPLOY_APT) update -qq && $(DEPLOY_APT) install -y -qq --no-install-recommends nodejs npm; }
 	cd tests/node && npm ci --no-audit --no-fund --loglevel=error
 	touch $@
+
+tournament: $(INSTALLED)  ## strong auto-play vs R13.6, random and greedy, duplicate deals (TOURNAMENT_ARGS)
+	PYTHONPATH=$(CURDIR) $(BIN)/python -m loadtest.tournament $(TOURNAMENT_ARGS)
+
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache

@@ -1,0 +1,385 @@
+"""``make tournament``: the strong auto-play (rules_core.strategy) against weaker players, duplicate format.
+
+Each seeded deal (``rules_core.selfplay.deal``, a random level, the deal's declarations or none, which
+is no-trump, R10.8, and a random dealer) is played twice with the two teams' players swapped: same
+seats, same cards, same bury, so card luck cancels. For the player P under test,
+
+    points per deal = (attackers' final score, dig included, when P's team attacks)
+                    - (attackers' final score when P's team deals)
+
+and the report gives its mean with a 95 % confidence interval (mean ± 1.96·sd/√n over the deals) and the
+share of deals where P did better. Every game is audited with ``rules_core.audit.audit_hand``; a record
+that fails its audit, or whose audited score differs from the table's, stops the run with an error.
+
+The bury is the same for everyone (the eight weakest plain non-point cards, shortest suits first), so
+only the card play is compared. Players are pluggable: anything with a ``name`` and
+``__call__(ctx, rules, view) -> play`` (the :class:`Player` protocol) takes a seat, so a player that
+asks a live service's SuggestPlay can join later.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import random
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from rules_core.audit import HandRecord, TrickRecord, audit_hand
+from rules_core.autoplay import suggest_play
+from rules_core.bidding import Declaration, resolve_declarations
+from rules_core.cards import BOTTOM_SIZE, NUM_FACES, PLAYERS, POINTS, Hand, add, remove
+from rules_core.follow import check_follow
+from rules_core.legal_plays import legal_plays
+from rules_core.rules import DEFAULT_RULES, Rules
+from rules_core.selfplay import Style, deal, declare
+from rules_core.shapes import decompose
+from rules_core.strategy import DEFAULT_BUDGET, SeatView, strong_play, winning_play
+from rules_core.throw import check_lead
+from rules_core.trick import resolve_trick
+from rules_core.trump import TRUMP, TrumpContext, trump_context
+from rules_core.verdicts import Illegal, Legal
+
+DEFAULT_DEALS = 200
+"""Deals per pairing by default: three pairings of 2 × 200 games take about a minute on 2 idle cores."""
+
+
+class Player(Protocol):
+    """A seat's brain: given the trick context, the rules and what the seat knows, a play."""
+
+    name: str
+
+    def __call__(self, ctx: TrumpContext, rules: Rules, view: SeatView) -> tuple[int, ...]: ...
+
+
+class IllegalPlayError(RuntimeError):
+    """A player made a play the engine rejects, or a finished game failed its audit."""
+
+
+@dataclass
+class StrongPlayer:
+    """rules_core.strategy.strong_play, timed per suggestion."""
+
+    budget: int = DEFAULT_BUDGET
+    name: str = "strong"
+    latencies: list[float] = field(default_factory=list)
+    """Wall-clock seconds per suggestion."""
+    cpu: list[float] = field(default_factory=list)
+    """CPU seconds per suggestion (this thread's): what it costs without other processes' noise."""
+
+    def __call__(self, ctx: TrumpContext, rules: Rules, view: SeatView) -> tuple[int, ...]:
+        seed = sum(view.hand[f] * (f + 1) for f in range(NUM_FACES)) + 131 * len(view.tricks)
+        start, cpu = time.perf_counter(), time.thread_time()
+        play = strong_play(ctx, rules, view, seed=seed, budget=self.budget)
+        self.latencies.append(time.perf_counter() - start)
+        self.cpu.append(time.thread_time() - cpu)
+        return play
+
+
+@dataclass
+class RightmostSmallest:
+    """R13.6's auto-play: rules_core.autoplay.suggest_play."""
+
+    name: str = "R13.6"
+
+    def __call__(self, ctx: TrumpContext, rules: Rules, view: SeatView) -> tuple[int, ...]:
+        return suggest_play(ctx, hand=view.hand, lead=view.plays[0] if view.plays else ())
+
+
+@dataclass
+class RandomPlayer:
+    """A uniformly random play from the engine's listing (seeded)."""
+
+    seed: int = 0
+    name: str = "random"
+    rng: random.Random = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.rng = random.Random(self.seed)
+
+    def __call__(self, ctx: TrumpContext, rules: Rules, view: SeatView) -> tuple[int, ...]:
+        lead = view.plays[0] if view.plays else ()
+        return self.rng.choice(legal_plays(ctx, hand=view.hand, lead=lead, limit=200).plays)
+
+
+@dataclass
+class GreedyPlayer:
+    """A casual player: win the trick cheaply when possible, otherwise play low; feed a winning partner.
+
+    Leads its longest tractor, else a top pair, else a top single of a plain suit, else its lowest card.
+    """
+
+    name: str = "greedy"
+
+    def __call__(self, ctx: TrumpContext, rules: Rules, view: SeatView) -> tuple[int, ...]:
+        hand = view.hand
+
+        def cost(play: Sequence[int]) -> int:  # trumps dearer than plain cards, high dearer than low
+            return sum(ctx.strength[f] + (20 if ctx.category[f] == TRUMP else 0) for f in play)
+
+        if not view.plays:
+            leads = [p for p in legal_plays(ctx, hand=hand, limit=200).plays if _components(ctx, p) == 1]
+            tractors = [p for p in leads if len(p) >= 4]
+            if tractors:
+                return max(tractors, key=len)
+            top = {cat: ctx.rungs(cat) - 1 for cat in range(5)}
+            for size in (2, 1):
+                tops = [
+                    p
+                    for p in leads
+                    if len(p) == size
+                    and ctx.category[p[0]] != TRUMP
+                    and ctx.strength[p[0]] >= top[ctx.category[p[0]]]
+                ]
+                if tops:
+                    return tops[0]
+            return min((p for p in leads if len(p) == 1), key=lambda p: (POINTS[p[0]], cost(p)))
+        lead = view.plays[0]
+        options = list(legal_plays(ctx, hand=hand, lead=lead, limit=40).plays)
+        trumps = [f for f in reversed(ctx.faces[TRUMP]) for _ in range(hand[f])]
+        if not any(ctx.category[f] == ctx.category[lead[0]] for f in hand_faces(hand)) and len(trumps) >= len(
+            lead
+        ):
+            options.append(tuple(trumps[: len(lead)]))  # a cheap ruff
+        me = len(view.plays)
+        best = winning_play(ctx, rules, view.plays)
+        if (me - best) % 2 == 0:  # partner is winning: feed him points
+            return max(options, key=lambda p: (sum(POINTS[f] for f in p), -cost(p)))
+        winners = [p for p in options if winning_play(ctx, rules, [*view.plays, p]) == me]
+        if winners:
+            return min(winners, key=cost)
+        return min(options, key=lambda p: (sum(POINTS[f] for f in p), cost(p)))
+
+
+def hand_faces(hand: Hand) -> list[int]:
+    """The faces of a hand, once per copy."""
+    return [f for f in range(NUM_FACES) for _ in range(hand[f])]
+
+
+def _components(ctx: TrumpContext, play: Sequence[int]) -> int:
+    return len(decompose(ctx, play).components)
+
+
+def bury(ctx: TrumpContext, hand33: Hand) -> tuple[int, ...]:
+    """The shared bury (R11): the weakest plain non-point cards, shortest suits first, then anything."""
+    length = {cat: sum(hand33[f] for f in ctx.faces[cat]) for cat in range(4)}
+    faces = hand_faces(hand33)
+    faces.sort(
+        key=lambda f: (
+            ctx.category[f] == TRUMP,
+            POINTS[f] > 0,
+            length.get(ctx.category[f], 99),
+            ctx.strength[f],
+        )
+    )
+    return tuple(sorted(faces[:BOTTOM_SIZE]))
+
+
+@dataclass(frozen=True, slots=True)
+class Deal:
+    """One seeded deal: cards, level, declarations and dealer, shared by both games of the pair."""
+
+    hands: tuple[Hand, ...]
+    bottom: tuple[int, ...]
+    level: int
+    attacker_level: int
+    dealer: int
+    declarations: tuple[Declaration, ...]
+
+
+def make_deal(seed: int) -> Deal:
+    """The deal of one seed (R1.6, R10): selfplay's shuffle and a plausible bidding."""
+    rng = random.Random(seed)
+    hands, bottom = deal(rng)
+    level = rng.randint(2, 14)
+    dealer = rng.randrange(PLAYERS)
+    declarations = declare(rng, hands, level, Style())
+    return Deal(hands, bottom, level, rng.randint(2, 14), dealer, declarations)
+
+
+@dataclass(frozen=True, slots=True)
+class Game:
+    """One audited game: the attackers' final score (dig included)."""
+
+    score: int
+    record: HandRecord
+
+
+def play_game(rules: Rules, spec: Deal, seats: Sequence[Player]) -> Game:
+    """Play one whole hand with ``seats[s]`` choosing seat s's plays; every play is checked, the record
+    audited. Raises IllegalPlayError when a player breaks a rule or the audit disagrees."""
+    declarations = spec.declarations
+    bidding = resolve_declarations(
+        rules=rules, level=spec.level, sequence=declarations, first_hand=False, dealer=spec.dealer
+    )
+    ctx = trump_context(spec.level, bidding.contract)
+    dealer = spec.dealer
+    buried = bury(ctx, add(spec.hands[dealer], spec.bottom))
+    hands = list(spec.hands)
+    hands[dealer] = remove(add(hands[dealer], spec.bottom), buried)
+    tricks: list[TrickRecord] = []
+    history: list[tuple[int, tuple[tuple[int, ...], ...]]] = []
+    leader, score = dealer, 0
+    while sum(hands[leader]):
+        plays: list[tuple[int, ...]] = []
+        attempted: tuple[int, ...] = ()
+        for offset in range(PLAYERS):
+            seat = (leader + offset) % PLAYERS
+            view = SeatView(
+                seat=seat,
+                hand=hands[seat],
+                leader=leader,
+                plays=tuple(plays),
+                dealer=dealer,
+                tricks=tuple(history),
+                attacker_points=score,
+                bottom=buried if seat == dealer else (),
+            )
+            play = tuple(seats[seat](ctx, rules, view))
+            if offset == 0:
+                others = {s: hands[s] for s in range(PLAYERS) if s != seat}
+                verdict: Legal | Illegal = check_lead(ctx, rules, hand=hands[seat], lead=play, others=others)
+                if isinstance(verdict, Illegal):
+                    raise IllegalPlayError(f"{seats[seat].name} led illegally: {verdict.message}")
+                if verdict.throw is not None and not verdict.throw.succeeded:
+                    attempted, play = play, tuple(verdict.throw.led)  # R4.7: the forced component
+            else:
+                verdict = check_follow(ctx, rules, hand=hands[seat], lead=plays[0], play=play)
+                if isinstance(verdict, Illegal):
+                    raise IllegalPlayError(f"{seats[seat].name} followed illegally: {verdict.message}")
+            plays.append(play)
+        for offset, play in enumerate(plays):
+            hands[(leader + offset) % PLAYERS] = remove(hands[(leader + offset) % PLAYERS], play)
+        last = not any(sum(h) for h in hands)
+        result = resolve_trick(
+            ctx, rules, leader=leader, plays=plays, dealer=dealer, last=last, bottom=buried
+        )
+        score += result.attacker_points
+        tricks.append(TrickRecord(tuple(plays), attempted))
+        history.append((leader, tuple(plays)))
+        leader = result.winner
+    record = HandRecord(
+        level=spec.level,
+        attacker_level=spec.attacker_level,
+        deal=spec.hands,
+        bottom=spec.bottom,
+        declarations=declarations,
+        buried=buried,
+        tricks=tuple(tricks),
+        dealer=dealer,
+    )
+    audit = audit_hand(rules, record)
+    if not audit.valid or audit.score != score:
+        raise IllegalPlayError(f"audit failed: {audit.error} (table score {score}, audit {audit.score})")
+    return Game(score, record)
+
+
+@dataclass(frozen=True, slots=True)
+class PairingResult:
+    """P against Q over n deals: P's points per deal, each deal's difference."""
+
+    player: str
+    opponent: str
+    deltas: tuple[int, ...]
+    games: int
+    audited: int
+
+    @property
+    def mean(self) -> float:
+        return sum(self.deltas) / len(self.deltas)
+
+    @property
+    def half_width(self) -> float:
+        """1.96 · sd / √n, the 95 % confidence half-width of the mean."""
+        n = len(self.deltas)
+        if n < 2:
+            return math.inf
+        sd = math.sqrt(sum((d - self.mean) ** 2 for d in self.deltas) / (n - 1))
+        return 1.96 * sd / math.sqrt(n)
+
+    @property
+    def better(self) -> float:
+        return sum(1 for d in self.deltas if d > 0) / len(self.deltas)
+
+    @property
+    def ties(self) -> float:
+        return sum(1 for d in self.deltas if d == 0) / len(self.deltas)
+
+
+def run_pairing(
+    rules: Rules, p: Player, make_q: Callable[[int], Player], deals: int, seed: int
+) -> PairingResult:
+    """Duplicate games of P against Q: each deal twice, P's team on seats 0/2 then on 1/3."""
+    deltas = []
+    games = audited = 0
+    for i in range(deals):
+        spec = make_deal(seed * 1_000_003 + i)
+        scores = []
+        for p_seats in (0, 1):
+            q = make_q(seed * 7919 + i * 2 + p_seats)
+            seats: list[Player] = [p if (s - p_seats) % 2 == 0 else q for s in range(PLAYERS)]
+            game = play_game(rules, spec, seats)
+            games += 1
+            audited += 1
+            scores.append((p_seats, game.score))
+        attack = next(score for p_seats, score in scores if (p_seats - spec.dealer) % 2 == 1)
+        defend = next(score for p_seats, score in scores if (p_seats - spec.dealer) % 2 == 0)
+        deltas.append(attack - defend)
+    return PairingResult(p.name, make_q(0).name, tuple(deltas), games, audited)
+
+
+def _percentile(values: Sequence[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+OPPONENTS: dict[str, Callable[[int], Player]] = {
+    "R13.6": lambda seed: RightmostSmallest(),
+    "random": RandomPlayer,
+    "greedy": lambda seed: GreedyPlayer(),
+}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the pairings and print points per deal, confidence intervals, shares and latencies."""
+    parser = argparse.ArgumentParser(prog="loadtest.tournament", description=__doc__.splitlines()[0])
+    parser.add_argument("--deals", type=int, default=DEFAULT_DEALS, help="deals per pairing")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--budget", type=int, default=DEFAULT_BUDGET, help="the strong player's budget")
+    parser.add_argument(
+        "--opponents", default=",".join(OPPONENTS), help="comma-separated: R13.6,random,greedy"
+    )
+    args = parser.parse_args(argv)
+    if args.deals < 1:
+        parser.error("--deals must be at least 1")
+    names = [name.strip() for name in args.opponents.split(",") if name.strip()]
+    unknown = [name for name in names if name not in OPPONENTS]
+    if unknown:
+        parser.error(f"unknown opponents {unknown}; choose from {sorted(OPPONENTS)}")
+    start = time.perf_counter()
+    strong = StrongPlayer(budget=args.budget)
+    print(f"duplicate tournament: {args.deals} deals per pairing, seed {args.seed}, budget {args.budget}")
+    for name in names:
+        result = run_pairing(DEFAULT_RULES, strong, OPPONENTS[name], args.deals, args.seed)
+        low, high = result.mean - result.half_width, result.mean + result.half_width
+        print(
+            f"{result.player} vs {result.opponent}: {result.mean:+.1f} points/deal "
+            f"(95% CI {low:+.1f} .. {high:+.1f}), better in {result.better:.0%} of deals, "
+            f"equal in {result.ties:.0%}; {result.games} games, {result.audited} audited legal"
+        )
+        sys.stdout.flush()
+    for what, seconds in (("wall", strong.latencies), ("CPU", strong.cpu)):
+        ms = [x * 1000 for x in seconds]
+        print(
+            f"strong latency per suggestion ({what}): p50 {_percentile(ms, 0.5):.2f} ms, "
+            f"p99 {_percentile(ms, 0.99):.2f} ms, max {max(ms):.2f} ms over {len(ms)} suggestions"
+        )
+    print(f"took {time.perf_counter() - start:.1f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,224 @@
+"""The strong auto-play (rules_core.strategy): always legal, deterministic, bounded, and usable on less.
+
+Positions come from seeded self-played hands (rules_core.selfplay), replayed trick by trick, so each
+view is what a seat really saw at a real table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import replace
+
+import pytest
+
+from rules_core.audit import HandRecord
+from rules_core.bidding import resolve_declarations
+from rules_core.cards import PLAYERS, Suit, add, hand_of, parse_cards, remove
+from rules_core.follow import check_follow
+from rules_core.rules import DEFAULT_RULES, RULEBOOK_000, RULEBOOK_003, Rules
+from rules_core.selfplay import Style, play_hand
+from rules_core.strategy import (
+    MAX_BUDGET,
+    MAX_CANDIDATES,
+    WORK,
+    SeatView,
+    rank_plays,
+    strong_play,
+    winning_play,
+)
+from rules_core.throw import check_lead
+from rules_core.trick import resolve_trick
+from rules_core.trump import TrumpContext, trump_context
+from rules_core.verdicts import Legal
+
+Position = tuple[TrumpContext, SeatView, dict[int, tuple[int, ...]]]
+"""A context, the view of the seat to play, and the other seats' hands (to judge a lead)."""
+
+
+def positions(record: HandRecord, rules: Rules) -> Iterator[Position]:
+    """Every turn of a recorded hand, as the seat to play saw it (all optional fields filled)."""
+    bidding = resolve_declarations(
+        rules=rules,
+        level=record.level,
+        sequence=record.declarations,
+        first_hand=record.first_hand,
+        dealer=record.dealer,
+    )
+    dealer = bidding.dealer
+    assert dealer is not None
+    ctx = trump_context(record.level, bidding.contract)
+    hands = list(record.deal)
+    hands[dealer] = remove(add(hands[dealer], record.bottom), record.buried)
+    leader, points = dealer, 0
+    history: list[tuple[int, tuple[tuple[int, ...], ...]]] = []
+    for index, trick in enumerate(record.tricks):
+        for offset in range(PLAYERS):
+            seat = (leader + offset) % PLAYERS
+            view = SeatView(
+                seat=seat,
+                hand=hands[seat],
+                leader=leader,
+                plays=trick.plays[:offset],
+                dealer=dealer,
+                tricks=tuple(history),
+                attacker_points=points,
+                bottom=record.buried if seat == dealer else (),
+            )
+            yield ctx, view, {s: hands[s] for s in range(PLAYERS) if s != seat}
+        for offset, play in enumerate(trick.plays):
+            hands[(leader + offset) % PLAYERS] = remove(hands[(leader + offset) % PLAYERS], play)
+        last = index == len(record.tricks) - 1
+        result = resolve_trick(
+            ctx, rules, leader=leader, plays=trick.plays, dealer=dealer, last=last, bottom=record.buried
+        )
+        points += result.attacker_points
+        history.append((leader, trick.plays))
+        leader = result.winner
+
+
+def assert_legal(ctx: TrumpContext, rules: Rules, view: SeatView, others: dict[int, tuple[int, ...]]) -> None:
+    play = strong_play(ctx, rules, view)
+    if view.plays:
+        verdict = check_follow(ctx, rules, hand=view.hand, lead=view.plays[0], play=play)
+    else:
+        verdict = check_lead(ctx, rules, hand=view.hand, lead=play, others=others)
+    assert isinstance(verdict, Legal), (view, play, verdict)
+    if not view.plays and verdict.throw is not None:
+        assert verdict.throw.succeeded, "the strong player only throws what card counting proves safe"
+
+
+HANDS = [
+    (seed, rules, style)
+    for seed in range(4)
+    for rules, style in (
+        (DEFAULT_RULES, Style()),
+        (RULEBOOK_003, Style(throw_rate=0.6)),
+        (RULEBOOK_000, Style(throw_rate=0.3)),
+    )
+]
+
+
+@pytest.mark.parametrize(("seed", "rules", "style"), HANDS)
+def test_every_suggestion_is_legal(seed: int, rules: Rules, style: Style) -> None:
+    record = play_hand(seed=seed, rules=rules, level=2 + seed * 3, dealer=seed % PLAYERS, style=style)
+    count = 0
+    for ctx, view, others in positions(record, rules):
+        assert_legal(ctx, rules, view, others)
+        count += 1
+    assert count == 4 * len(record.tricks)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_legal_without_the_optional_fields(seed: int) -> None:
+    """No dealer, no history, no points, no bottom: less information, still a legal play."""
+    record = play_hand(seed=100 + seed, level=7, dealer=seed)
+    for ctx, view, others in positions(record, DEFAULT_RULES):
+        bare = SeatView(seat=view.seat, hand=view.hand, leader=view.leader, plays=view.plays)
+        assert_legal(ctx, DEFAULT_RULES, bare, others)
+
+
+def test_deterministic_for_the_same_view_seed_and_budget() -> None:
+    record = play_hand(seed=11, level=9, dealer=1)
+    views = [view for _, view, _ in positions(record, DEFAULT_RULES)][::7]
+    ctx = next(positions(record, DEFAULT_RULES))[0]
+    first = [strong_play(ctx, DEFAULT_RULES, v, seed=5, budget=8) for v in views]
+    again = [strong_play(ctx, DEFAULT_RULES, v, seed=5, budget=8) for v in views]
+    assert first == again
+    ranked = rank_plays(ctx, DEFAULT_RULES, views[3], [first[3]], seed=2)
+    assert ranked == rank_plays(ctx, DEFAULT_RULES, views[3], [first[3]], seed=2)
+
+
+def test_budget_is_clamped() -> None:
+    """A huge budget costs what MAX_BUDGET costs; a budget below 1 still samples one layout."""
+    record = play_hand(seed=12, level=4, dealer=0)
+    ctx, view, others = next(positions(record, DEFAULT_RULES))  # the dealer's first lead
+    start = WORK.simulations
+    huge = strong_play(ctx, DEFAULT_RULES, view, budget=10**9)
+    spent_huge = WORK.simulations - start
+    start = WORK.simulations
+    assert strong_play(ctx, DEFAULT_RULES, view, budget=MAX_BUDGET) == huge
+    assert WORK.simulations - start == spent_huge <= MAX_CANDIDATES * MAX_BUDGET
+    for budget in (0, -5):
+        play = strong_play(ctx, DEFAULT_RULES, view, budget=budget)
+        assert isinstance(check_lead(ctx, DEFAULT_RULES, hand=view.hand, lead=play, others=others), Legal)
+
+
+def test_winning_play_agrees_with_resolve_trick() -> None:
+    """The strategy judges tricks (and unfinished tricks) as R7 does."""
+    for seed in range(3):
+        record = play_hand(seed=seed, rules=RULEBOOK_003, level=5, dealer=2, style=Style(throw_rate=0.5))
+        leader = 2
+        ctx = next(positions(record, RULEBOOK_003))[0]
+        for trick in record.tricks:
+            result = resolve_trick(ctx, RULEBOOK_003, leader=leader, plays=trick.plays, dealer=2)
+            assert (leader + winning_play(ctx, RULEBOOK_003, trick.plays)) % PLAYERS == result.winner
+            leader = result.winner
+
+
+def _cards(text: str) -> tuple[int, ...]:
+    return parse_cards(text.split())
+
+
+ADVERSARIAL_TRUMPS = hand_of(
+    _cards("BJ BJ SJ SJ H2 H2 S2 S2 C2 C2 D2 D2 HA HA HK HK HQ HQ HJ HJ H10 H10 H9 H9 H8")
+)
+
+
+@pytest.mark.parametrize(
+    ("hand", "plays"),
+    [
+        (ADVERSARIAL_TRUMPS, ()),  # 12 trump pairs: a lead with tractors everywhere
+        (ADVERSARIAL_TRUMPS, (_cards("H7 H7 H6 H6 H5 H5 H4 H4"),)),  # a 4-tractor of trumps to follow
+        (ADVERSARIAL_TRUMPS, (_cards("SA SA SK SK SQ SQ SJack SJack S10 S9 S8 S7"),)),  # void: ruff a throw
+        (
+            hand_of(
+                _cards("S3 S3 S4 S4 S5 S5 S6 S6 S7 S7 S8 S8 S9 S9 S10 S10 SJack SJack SQ SQ SK SK D3 D4 D5")
+            ),
+            (_cards("SA SA"), _cards("H3 H4")),  # a whole suit of pairs owes a pair to a pair lead
+        ),
+    ],
+)
+def test_work_is_bounded_on_adversarial_positions(
+    hand: tuple[int, ...], plays: tuple[tuple[int, ...], ...]
+) -> None:
+    """Counted work, not time: simulated tricks stay within MAX_CANDIDATES × MAX_BUDGET (+ one layout
+    per further ranked play), whatever the hand and the lead."""
+    ctx = trump_context(2, Suit.H)
+    view = SeatView(seat=1, hand=hand, leader=(1 - len(plays)) % PLAYERS, plays=plays)
+    start = WORK.simulations
+    play = strong_play(ctx, DEFAULT_RULES, view, budget=10**6)
+    assert WORK.simulations - start <= MAX_CANDIDATES * MAX_BUDGET + 40
+    if plays:
+        assert isinstance(check_follow(ctx, DEFAULT_RULES, hand=hand, lead=plays[0], play=play), Legal)
+    else:
+        assert isinstance(check_lead(ctx, DEFAULT_RULES, hand=hand, lead=play, others={}), Legal)
+
+
+def test_a_sure_winner_is_played_on_points() -> None:
+    """Last to play, an opponent winning a 20-point trick: the seat takes it with its master."""
+    ctx = trump_context(2, Suit.H)
+    hand = hand_of(_cards("SA S3 C4 C5 D6"))
+    view = SeatView(seat=3, hand=hand, leader=0, plays=(_cards("SK"), _cards("S10"), _cards("S4")), dealer=1)
+    assert strong_play(ctx, DEFAULT_RULES, view) == _cards("SA")
+    ranked = rank_plays(ctx, DEFAULT_RULES, view, [_cards("S3"), _cards("SA")])
+    assert ranked[0][0] == _cards("SA") and ranked[0][1] > ranked[1][1]
+
+
+def test_feeds_points_to_a_partner_who_cannot_be_beaten() -> None:
+    """Last to play with the partner holding the trick: the seat adds its 10 rather than a low card."""
+    ctx = trump_context(2, Suit.H)
+    hand = hand_of(_cards("S10 S3 C4"))
+    view = SeatView(seat=3, hand=hand, leader=0, plays=(_cards("S6"), _cards("SA"), _cards("S4")), dealer=0)
+    assert strong_play(ctx, DEFAULT_RULES, view) == _cards("S10")
+
+
+def test_view_fields_default_to_unknown() -> None:
+    view = SeatView(seat=0, hand=hand_of(_cards("S3")), leader=0)
+    assert (view.plays, view.dealer, view.tricks, view.attacker_points, view.bottom) == (
+        (),
+        None,
+        (),
+        None,
+        (),
+    )
+    assert replace(view, dealer=2).dealer == 2
