@@ -12,16 +12,20 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from enum import StrEnum
+from typing import Final
 
 from rules_core.autoplay import suggest_play
-from rules_core.cards import HAND_SIZE, PLAYERS, Deck, Hand, check_copies, check_size, hand_of
+from rules_core.cards import BOTTOM_SIZE, HAND_SIZE, PLAYERS, Deck, Hand, check_copies, check_size, hand_of
 from rules_core.errors import InvalidArgumentError, Problem
 from rules_core.follow import follow_verdict
 from rules_core.legal_plays import legal_plays
 from rules_core.rules import Rules
 from rules_core.seating import SeatCards, by_seat, seat_in_range, table_plays
 from rules_core.shapes import Decomposition, decompose
+from rules_core.strategy import DEFAULT_BUDGET, MAX_BUDGET, SeatView, rank_plays, strong_play
 from rules_core.throw import lead_verdict
+from rules_core.trick import resolve_trick
 from rules_core.trump import TrumpContext
 from rules_core.verdicts import Illegal, Legal
 
@@ -138,52 +142,189 @@ def _shape(ctx: TrumpContext, shape: Decomposition | None, cards: Sequence[int])
 
 
 @dataclass(frozen=True, slots=True)
+class HandSoFar:
+    """What a seat at the table knows of the hand beyond its cards and the trick (as a request gives it)."""
+
+    dealer: int | None = None
+    tricks: tuple[tuple[SeatCards, ...], ...] = ()
+    """The finished tricks in order, each its four seated plays in play order."""
+    attacker_points: int | None = None
+    bottom: tuple[int, ...] = ()
+    """The 8 buried cards, when the seat is the dealer."""
+
+
+NOTHING_KNOWN: Final = HandSoFar()
+
+
+class Policy(StrEnum):
+    """How the auto-play chooses (托管)."""
+
+    RIGHTMOST_SMALLEST = "RIGHTMOST_SMALLEST"
+    """R13.6 as written: the rightmost smallest card as a lead, the weakest legal follow."""
+    STRONG = "STRONG"
+    """Plays for the seat's side (``rules_core.strategy``), within a work budget."""
+
+
+def seat_view(ctx: TrumpContext, rules: Rules, turn: Turn, so_far: HandSoFar, path: str) -> SeatView:
+    """The seat's knowledge, checked to be a history a real hand can have: every finished trick four
+    plays in turn order from the previous trick's winner (R4.1, R7.4), the first led by the dealer, no
+    third copy of a card across the history, the hand, the trick and the bottom, the seat's 25 cards
+    accounted for, the attackers' points the tricks give, the bottom only for the dealer (R11)."""
+    dealer = None if so_far.dealer is None else seat_in_range(so_far.dealer, f"{path}.dealer")
+    if len(so_far.tricks) >= HAND_SIZE:
+        raise InvalidArgumentError(
+            f"{path}.tricks",
+            Problem.BAD_SIZE,
+            f"a seat still to play has played at most 24 tricks, got {len(so_far.tricks)}",
+        )
+    tricks: list[tuple[int, tuple[tuple[int, ...], ...]]] = []
+    next_leader, points, played = dealer, 0, 0
+    for index, trick in enumerate(so_far.tricks):
+        where = f"{path}.tricks[{index}].plays"
+        if len(trick) != PLAYERS:
+            raise InvalidArgumentError(
+                where, Problem.BAD_SIZE, f"a finished trick has {PLAYERS} plays, got {len(trick)}"
+            )
+        leader = trick[0][0]
+        if next_leader is not None and leader != next_leader:
+            who = "the dealer" if index == 0 else f"the winner of trick {index - 1}"
+            raise InvalidArgumentError(
+                f"{where}[0].seat",
+                Problem.OUT_OF_ORDER,
+                f"trick {index} is led by {who}, seat {next_leader} (R4.1, R7.4)",
+            )
+        plays, _ = table_plays(
+            ctx, trick, where, leader=seat_in_range(leader, f"{where}[0].seat"), deck=turn.deck
+        )
+        result = resolve_trick(ctx, rules, leader=leader, plays=plays, dealer=dealer or 0)
+        points += result.attacker_points
+        played += len(plays[(turn.seat - leader) % PLAYERS])
+        next_leader = result.winner
+        tricks.append((leader, plays))
+    if tricks and turn.leader != next_leader:
+        raise InvalidArgumentError(
+            "trick.leader",
+            Problem.OUT_OF_ORDER,
+            f"the winner of the last trick, seat {next_leader}, leads this one",
+        )
+    if tricks and played + sum(turn.hand) != HAND_SIZE:
+        raise InvalidArgumentError(
+            f"{path}.tricks",
+            Problem.INCONSISTENT,
+            f"seat {turn.seat} played {played} cards in these tricks and holds {sum(turn.hand)}: "
+            f"a hand is {HAND_SIZE}",
+        )
+    attackers = so_far.attacker_points
+    if attackers is not None:
+        if attackers % 5:
+            raise InvalidArgumentError(
+                f"{path}.attacker_points", Problem.OUT_OF_RANGE, "points are a multiple of 5 (R8.1)"
+            )
+        if tricks and dealer is not None and attackers != points:
+            raise InvalidArgumentError(
+                f"{path}.attacker_points",
+                Problem.INCONSISTENT,
+                f"the tricks give the attackers {points} points",
+            )
+    elif tricks and dealer is not None:
+        attackers = points
+    if so_far.bottom:
+        if dealer != turn.seat:
+            raise InvalidArgumentError(
+                f"{path}.bottom",
+                Problem.INCONSISTENT,
+                "only the dealer knows the bottom: give dealer as this seat",
+            )
+        check_size(so_far.bottom, f"{path}.bottom", BOTTOM_SIZE, BOTTOM_SIZE, "the bottom")
+        turn.deck.add(so_far.bottom, f"{path}.bottom")
+    return SeatView(
+        seat=turn.seat,
+        hand=turn.hand,
+        leader=turn.leader,
+        plays=turn.plays,
+        dealer=dealer,
+        tricks=tuple(tricks),
+        attacker_points=attackers,
+        bottom=tuple(so_far.bottom),
+    )
+
+
+@dataclass(frozen=True, slots=True)
 class Listing:
-    """A bounded listing of legal plays, each with its shape (R4.2, R5)."""
+    """A bounded listing of legal plays, each with its shape (R4.2, R5), ranked when asked."""
 
     plays: tuple[tuple[tuple[int, ...], Decomposition], ...]
     truncated: bool
     """True when more plays may exist (see ``legal_plays.PlayList``)."""
+    scores: tuple[float, ...] | None = None
+    """When ranked: each play's evaluation (higher is better), the plays best first."""
 
 
 def list_plays(
     ctx: TrumpContext,
+    rules: Rules,
     *,
     seat: int,
     hand: Sequence[int],
     trick_leader: int | None,
     trick_plays: Sequence[SeatCards],
     limit: int = 0,
+    rank: bool = False,
+    so_far: HandSoFar = NOTHING_KNOWN,
+    seed: int = 0,
+    budget: int = 0,
 ) -> Listing:
-    """Up to ``limit`` (0: :data:`DEFAULT_LIMIT`) legal plays for the seat whose turn it is."""
+    """Up to ``limit`` (0: :data:`DEFAULT_LIMIT`) legal plays for the seat whose turn it is; with ``rank``,
+    best first by the strong auto-play's evaluation (a hint, 提示)."""
     turn = check_turn(ctx, seat=seat, hand=hand, trick_leader=trick_leader, trick_plays=trick_plays)
+    view = seat_view(ctx, rules, turn, so_far, "hand_so_far") if rank or so_far != NOTHING_KNOWN else None
     listing = legal_plays(ctx, hand=turn.hand, lead=turn.lead, limit=limit or DEFAULT_LIMIT)
-    return Listing(tuple((play, decompose(ctx, play)) for play in listing.plays), listing.truncated)
+    if not rank or view is None:
+        return Listing(tuple((play, decompose(ctx, play)) for play in listing.plays), listing.truncated)
+    ranked = rank_plays(ctx, rules, view, listing.plays, seed=seed, budget=budget or DEFAULT_BUDGET)
+    return Listing(
+        tuple((play, decompose(ctx, play)) for play, _ in ranked),
+        listing.truncated,
+        tuple(s for _, s in ranked),
+    )
 
 
 @dataclass(frozen=True, slots=True)
 class Suggestion:
-    """The auto-play (托管) for a seat, and why it is that play (R13.6)."""
+    """The auto-play (托管) for a seat, and why it is that play."""
 
     cards: tuple[int, ...]
     shape: Decomposition
     reason: str
+    policy: Policy
 
 
 def suggest(
     ctx: TrumpContext,
+    rules: Rules,
     *,
     seat: int,
     hand: Sequence[int],
     trick_leader: int | None,
     trick_plays: Sequence[SeatCards],
+    policy: Policy = Policy.STRONG,
+    so_far: HandSoFar = NOTHING_KNOWN,
+    seed: int = 0,
+    budget: int = 0,
 ) -> Suggestion:
-    """R13.6: the rightmost smallest card as a lead, the weakest legal follow otherwise."""
+    """The auto-play: the strong policy (the default for 托管), or R13.6's rightmost smallest card as a
+    lead and weakest legal follow. Always legal; the same request and seed give the same play."""
     turn = check_turn(ctx, seat=seat, hand=hand, trick_leader=trick_leader, trick_plays=trick_plays)
+    view = seat_view(ctx, rules, turn, so_far, "hand_so_far")
+    if policy is Policy.STRONG:
+        play = strong_play(ctx, rules, view, seed=seed, budget=budget or DEFAULT_BUDGET)
+        layouts = min(budget or DEFAULT_BUDGET, MAX_BUDGET)
+        reason = f"strong: the best of the candidate plays over {layouts} sampled layouts of the unseen cards"
+        return Suggestion(play, decompose(ctx, play), reason, policy)
     play = suggest_play(ctx, hand=turn.hand, lead=turn.lead)
     reason = (
         "follow: the weakest legal play, rightmost cards first (R13.6)"
         if turn.plays
         else "lead: the rightmost smallest card of the default layout (R13.6)"
     )
-    return Suggestion(play, decompose(ctx, play), reason)
+    return Suggestion(play, decompose(ctx, play), reason, policy)

@@ -43,7 +43,7 @@ from rules_core.shapes import Component, Decomposition, Shape
 from rules_core.taodou import CoinSettlement, HandSettlement, Stake
 from rules_core.trick import JudgedTrick, Judgement, TrickResult
 from rules_core.trump import TrumpContext, trump_context
-from rules_core.turn import Listing, PlayVerdict, Suggestion
+from rules_core.turn import NOTHING_KNOWN, HandSoFar, Listing, PlayVerdict, Policy, Suggestion
 from rules_core.verdicts import Illegal, Legal, ThrowResult, Violation
 from services.errors import Reason, invalid
 from tractor.rules.v1 import rules_service_pb2 as pb
@@ -214,6 +214,40 @@ def trick_leader(
 ) -> int | None:
     """The trick's leader, or None when the request has no trick (the seat leads)."""
     return request.trick.leader if request.HasField("trick") else None
+
+
+def hand_so_far(message: pb.HandSoFar, path: str = "hand_so_far") -> HandSoFar:
+    """What the seat knows of the hand so far; rules_core checks it is a history a hand can have."""
+    if not message.ByteSize():
+        return NOTHING_KNOWN
+    if len(message.tricks) > MAX_TRICKS:
+        raise invalid(f"{path}.tricks", Reason.BAD_SIZE, f"a hand has at most {MAX_TRICKS} tricks")
+    return HandSoFar(
+        dealer=message.dealer if message.HasField("dealer") else None,
+        tricks=tuple(
+            seated(trick.plays, f"{path}.tricks[{i}].plays") for i, trick in enumerate(message.tricks)
+        ),
+        attacker_points=message.attacker_points if message.HasField("attacker_points") else None,
+        bottom=cards(message.bottom, f"{path}.bottom"),
+    )
+
+
+_POLICIES: Final = {
+    pb.PLAY_POLICY_UNSPECIFIED: Policy.STRONG,
+    pb.PLAY_POLICY_STRONG: Policy.STRONG,
+    pb.PLAY_POLICY_RIGHTMOST_SMALLEST: Policy.RIGHTMOST_SMALLEST,
+}
+POLICIES_OUT: Final = {
+    Policy.STRONG: pb.PLAY_POLICY_STRONG,
+    Policy.RIGHTMOST_SMALLEST: pb.PLAY_POLICY_RIGHTMOST_SMALLEST,
+}
+
+
+def policy(value: pb.PlayPolicy.ValueType, path: str = "policy") -> Policy:
+    """The auto-play policy; unspecified is the strong one."""
+    if value not in _POLICIES:
+        raise invalid(path, Reason.UNKNOWN_VALUE, f"unknown policy {value}")
+    return _POLICIES[value]
 
 
 def declarations(messages: Sequence[pb.Declaration], path: str) -> list[Shown]:
@@ -406,17 +440,24 @@ def play_response(result: PlayVerdict) -> pb.ValidatePlayResponse:
 
 
 def listing_response(result: Listing) -> pb.ListLegalPlaysResponse:
-    """A bounded listing of legal plays with their shapes."""
-    return pb.ListLegalPlaysResponse(
+    """A bounded listing of legal plays with their shapes (and their scores, when ranked)."""
+    response = pb.ListLegalPlaysResponse(
         plays=[pb.CandidatePlay(cards=cards_out(play), shape=shape(value)) for play, value in result.plays],
         truncated=result.truncated,
     )
+    if result.scores is not None:
+        for candidate, score in zip(response.plays, result.scores, strict=True):
+            candidate.score = score
+    return response
 
 
 def suggestion_response(result: Suggestion) -> pb.SuggestPlayResponse:
-    """The auto-play and why."""
+    """The auto-play, why, and the policy that chose it."""
     return pb.SuggestPlayResponse(
-        cards=cards_out(result.cards), shape=shape(result.shape), reason=result.reason
+        cards=cards_out(result.cards),
+        shape=shape(result.shape),
+        reason=result.reason,
+        policy=POLICIES_OUT[result.policy],
     )
 
 

@@ -130,29 +130,45 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
         self, request: pb.ListLegalPlaysRequest, context: Context
     ) -> pb.ListLegalPlaysResponse:
         """Legal follows by the R5.3 procedure, or one-component leads plus whole-holding throws."""
-        self._rules(request.ruleset, "ListLegalPlays")
+        rules, _ = self._rules(request.ruleset, "ListLegalPlays")
         ctx = convert.trump(request.level, request.contract)
         hand, plays = convert.cards(request.hand, "hand"), convert.seated(request.trick.plays, "trick.plays")
+        so_far = convert.hand_so_far(request.hand_so_far)
         check_deadline(context)
         listing = list_plays(
             ctx,
+            rules,
             seat=request.seat,
             hand=hand,
             trick_leader=convert.trick_leader(request),
             trick_plays=plays,
             limit=request.max_plays,
+            rank=request.rank,
+            so_far=so_far,
+            seed=request.seed,
+            budget=request.budget,
         )
         return convert.listing_response(listing)
 
     @_answers
     def SuggestPlay(self, request: pb.SuggestPlayRequest, context: Context) -> pb.SuggestPlayResponse:
-        """Auto-play (R13.6): the rightmost smallest card as a lead, the weakest legal follow otherwise."""
-        self._rules(request.ruleset, "SuggestPlay")
+        """Auto-play (托管): the strong policy by default, or R13.6 (rightmost smallest, weakest follow)."""
+        rules, _ = self._rules(request.ruleset, "SuggestPlay")
         ctx = convert.trump(request.level, request.contract)
         hand, plays = convert.cards(request.hand, "hand"), convert.seated(request.trick.plays, "trick.plays")
+        so_far = convert.hand_so_far(request.hand_so_far)
         check_deadline(context)
         suggestion = suggest(
-            ctx, seat=request.seat, hand=hand, trick_leader=convert.trick_leader(request), trick_plays=plays
+            ctx,
+            rules,
+            seat=request.seat,
+            hand=hand,
+            trick_leader=convert.trick_leader(request),
+            trick_plays=plays,
+            policy=convert.policy(request.policy),
+            so_far=so_far,
+            seed=request.seed,
+            budget=request.budget,
         )
         return convert.suggestion_response(suggestion)
 

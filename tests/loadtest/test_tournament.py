@@ -9,6 +9,7 @@ import pytest
 from loadtest.tournament import (
     GreedyPlayer,
     IllegalPlayError,
+    Player,
     RandomPlayer,
     RightmostSmallest,
     StrongPlayer,
@@ -48,7 +49,7 @@ def test_a_tiny_tournament_reports_every_pairing(capsys: pytest.CaptureFixture[s
 
 def test_every_game_is_an_audited_legal_hand() -> None:
     spec = make_deal(17)
-    seats = [StrongPlayer(), GreedyPlayer(), RandomPlayer(3), RightmostSmallest()]
+    seats: list[Player] = [StrongPlayer(), GreedyPlayer(), RandomPlayer(3), RightmostSmallest()]
     game = play_game(DEFAULT_RULES, spec, seats)
     audit = audit_hand(DEFAULT_RULES, game.record)
     assert audit.valid and audit.score == game.score
@@ -75,6 +76,6 @@ class Cheater:
 
 
 def test_an_illegal_play_stops_the_game() -> None:
-    seats = [RightmostSmallest(), Cheater(), RightmostSmallest(), Cheater()]
+    seats: list[Player] = [RightmostSmallest(), Cheater(), RightmostSmallest(), Cheater()]
     with pytest.raises(IllegalPlayError, match="cheater followed illegally"):
         play_game(DEFAULT_RULES, make_deal(1), seats)

@@ -141,10 +141,11 @@ def test_lead_listing_has_every_single_and_pair(stub: Stub) -> None:
 
 def test_suggested_lead_is_the_rightmost_smallest_card(stub: Stub) -> None:
     """R13.6: the default layout ends with the diamonds, so the lowest diamond is led."""
-    body = {**HEARTS_5, "seat": 0, "hand": names(HANDS[0])}
+    body = {**HEARTS_5, "seat": 0, "hand": names(HANDS[0]), "policy": "PLAY_POLICY_RIGHTMOST_SMALLEST"}
     response = call(stub.SuggestPlay, message(pb.SuggestPlayRequest, body))
     assert notation(response.cards) == ["D2"]
     assert response.shape == types_pb2.SHAPE_SINGLE and "R13.6" in response.reason
+    assert response.policy == pb.PLAY_POLICY_RIGHTMOST_SMALLEST
 
 
 def test_suggested_follow_is_legal(stub: Stub) -> None:
@@ -154,11 +155,13 @@ def test_suggested_follow_is_legal(stub: Stub) -> None:
         "seat": 1,
         "hand": names(HANDS[1]),
         "trick": {"leader": 0, "plays": [{"seat": 0, "cards": names("S9 S9")}]},
+        "policy": "PLAY_POLICY_RIGHTMOST_SMALLEST",
     }
     response = call(stub.SuggestPlay, message(pb.SuggestPlayRequest, body))
     assert multiset(response.cards) == Counter(["SJack", "SJack"])
+    play = {key: value for key, value in body.items() if key != "policy"}
     verdict = call(
-        stub.ValidatePlay, message(pb.ValidatePlayRequest, {**body, "cards": notation_names(response.cards)})
+        stub.ValidatePlay, message(pb.ValidatePlayRequest, {**play, "cards": notation_names(response.cards)})
     )
     assert verdict.legal
 
