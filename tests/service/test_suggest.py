@@ -140,7 +140,7 @@ def _hand_too_big(request: pb.SuggestPlayRequest) -> None:
 
 
 def _bottom_not_dealer(request: pb.SuggestPlayRequest) -> None:
-    request.hand_so_far.bottom.extend([1] * 8)  # only the dealer knows the bottom
+    request.hand_so_far.bottom.extend([t.CARD_S2] * 8)  # only the dealer knows the bottom
 
 
 def _points_off(request: pb.SuggestPlayRequest) -> None:
