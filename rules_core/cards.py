@@ -244,11 +244,12 @@ class Deck:
     def add(self, faces: Sequence[int], path: str) -> None:
         """Count an argument's cards; raises InvalidArgumentError at a third copy or an unknown face."""
         counts = self._counts
+        if faces and (min(faces) < 0 or max(faces) >= NUM_FACES):
+            i, face = next((i, f) for i, f in enumerate(faces) if not 0 <= f < NUM_FACES)
+            raise InvalidArgumentError(f"{path}[{i}]", Problem.UNKNOWN_VALUE, f"unknown face {face}")
         for i, face in enumerate(faces):
-            if not 0 <= face < NUM_FACES:
-                raise InvalidArgumentError(f"{path}[{i}]", Problem.UNKNOWN_VALUE, f"unknown face {face}")
-            counts[face] += 1
-            if counts[face] > COPIES:
+            count = counts[face] = counts[face] + 1
+            if count > COPIES:
                 raise InvalidArgumentError(f"{path}[{i}]", Problem.TOO_MANY_COPIES, self._third(face, path))
         self._fields.append((path, faces))
 

@@ -300,15 +300,15 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
 
     def ValidatePlays(self, request: pb.ValidatePlaysRequest, context: Context) -> pb.ValidatePlaysResponse:
         """ValidatePlay for every item; a malformed item gets its own INVALID_ARGUMENT in its slot."""
-        return pb.ValidatePlaysResponse(
-            results=_batch(request.items, self.ValidatePlay, pb.ValidatePlayResult, context)
-        )
+        with self._metrics.batched():
+            results = _batch(request.items, self.ValidatePlay, pb.ValidatePlayResult, context)
+        return pb.ValidatePlaysResponse(results=results)
 
     def ResolveTricks(self, request: pb.ResolveTricksRequest, context: Context) -> pb.ResolveTricksResponse:
         """ResolveTrick for every item; a malformed item gets its own INVALID_ARGUMENT in its slot."""
-        return pb.ResolveTricksResponse(
-            results=_batch(request.items, self.ResolveTrick, pb.ResolveTrickResult, context)
-        )
+        with self._metrics.batched():
+            results = _batch(request.items, self.ResolveTrick, pb.ResolveTrickResult, context)
+        return pb.ResolveTricksResponse(results=results)
 
 
 # -------------------------------------------------------------------------------------------------
@@ -328,9 +328,41 @@ def _batch(
             "items", Reason.BAD_SIZE, f"a batch holds at most {MAX_BATCH_ITEMS} items, got {len(items)}"
         )
     results = []
+    checked = _Checked(context)
     for index, item in enumerate(items):
+        if index % BATCH_CHECK_EVERY == 0:
+            checked.refresh()
         try:
-            results.append(result(response=unary(item, context)))
+            results.append(result(response=unary(item, checked)))
         except InvalidRequestError as error:
             results.append(result(error=invalid_status(error, f"items[{index}].")))
     return results
+
+
+BATCH_CHECK_EVERY: Final = 8
+"""A batch checks its deadline, work ceiling and caller every this many items (each check asks gRPC's
+context; once per item would cost more than a small item's rules)."""
+
+
+class _Checked:
+    """The context a batch's items see: the call's deadline and caller as last checked by the batch."""
+
+    def __init__(self, context: Context) -> None:
+        self._context = context
+        self._remaining: float | None = None
+
+    def refresh(self) -> None:
+        """Check the call itself (deadline, ceiling, caller), as every unary call does between steps."""
+        check_deadline(self._context)
+        self._remaining = self._context.time_remaining()
+
+    def time_remaining(self) -> float | None:
+        """The deadline as of the last check."""
+        return self._remaining
+
+    def is_active(self) -> bool:
+        """The caller was there at the last check (it is checked again within a few items)."""
+        return True
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._context, name)
