@@ -48,6 +48,7 @@ def played(stub: Stub) -> dict[str, Any]:
                 "seat": seat,
                 "hand": names(hands[seat].elements()),
                 "trick": {"leader": leader, "plays": plays},
+                "policy": "PLAY_POLICY_RIGHTMOST_SMALLEST",  # single leads: 25 tricks of one card
             }
             cards = notation(call(stub.SuggestPlay, message(pb.SuggestPlayRequest, request)).cards)
             hands[seat] -= Counter(cards)
