@@ -39,6 +39,8 @@ class Stall:
     port: int
     connections: int = 8
     streams: int = 32
+    path: str = PATH
+    """The method the stalled streams call (a unary-request one: ValidatePlay, health Check or Watch)."""
     opened: int = 0
     """Streams whose headers and partial body went out."""
     ended: set[tuple[int, int]] = field(default_factory=set)
@@ -67,7 +69,7 @@ class Stall:
                     [
                         (":method", "POST"),
                         (":scheme", "http"),
-                        (":path", PATH),
+                        (":path", self.path),
                         (":authority", f"{self.host}:{self.port}"),
                         ("content-type", "application/grpc"),
                         ("te", "trailers"),

@@ -14,6 +14,7 @@ call state and no thread. What it keeps track of:
 * :meth:`BodyFirstPool.awaiting_body`, the calls whose body has not arrived (``/metrics``:
   ``tractor_rules_requests_awaiting_body``), each cancelled once it has waited ``body_timeout`` seconds
   (the server's work ceiling), so a stalled stream frees its slot by itself;
+* unary-stream calls (health ``Watch``) are deferred the same way: only their one request is read first;
 * a limit on the calls a worker holds (awaiting, queued and running): past it a call is refused at once,
   on the polling thread, with RESOURCE_EXHAUSTED and a ``google.rpc.ErrorInfo`` (``TOO_MANY_CALLS``).
 
@@ -116,7 +117,7 @@ class BodyFirstPool(futures.ThreadPoolExecutor):
         """gRPC's ``submit(context.run, _unary_response_in_pool, rpc_event, state, ...)``: deferred until
         the body is there; anything else runs as submitted."""
         arrived = time.monotonic()
-        if not (self.deferrable and args and args[0] is _server._unary_response_in_pool and not kwargs):
+        if not (self.deferrable and not kwargs and _reads_one_request(args)):
             return self._count(super().submit(fn, *args, **kwargs))
         job, rpc_event, state, behavior, _wait_for_body, deserializer, serializer = args
         state.context.run(ARRIVED.set, arrived)
@@ -226,6 +227,19 @@ class BodyFirstPool(futures.ThreadPoolExecutor):
 
 
 _THROTTLE: Final = logs.Throttle()
+
+
+def _reads_one_request(args: tuple[Any, ...]) -> bool:
+    """Whether gRPC submitted a call whose request is one message it would wait for in the pool thread:
+    a unary-unary call, or a unary-stream one (health ``Watch``), whose argument is ``_unary_request``."""
+    if len(args) != 7:
+        return False
+    job, thunk = args[0], args[4]
+    if job is _server._unary_response_in_pool:
+        return True
+    return job is _server._stream_response_in_pool and getattr(thunk, "__qualname__", "").startswith(
+        "_unary_request."
+    )
 
 
 def _take_request(rpc_event: Any, state: Any) -> Any:

@@ -45,7 +45,9 @@ PARENT_POLL_SECONDS: Final = 1.0
 """How often a worker checks that its parent is alive (an orphaned worker shuts itself down)."""
 HEALTH_THREADS: Final = 4
 """Threads of the plaintext health server: probes call ``Check``, and each ``Watch`` holds one."""
-HEALTH_MAX_CALLS: Final = 16
+WATCH_BODY_SECONDS: Final = 5.0
+"""How long a health call may take to send its request before it is cancelled (a stalled probe)."""
+HEALTH_MAX_CALLS: Final = 256
 """Calls the health server holds at once; more are RESOURCE_EXHAUSTED, so watchers cannot pile up."""
 
 _log = logs.get("server")
@@ -64,10 +66,8 @@ def bind_target(host: str, port: int) -> str:
 
 def new_health() -> health.HealthServicer:
     """A non-blocking health servicer with its own small pool for Watch streams."""
-    return health.HealthServicer(
-        experimental_non_blocking=True,
-        experimental_thread_pool=futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="health"),
-    )
+    pool = BodyFirstPool(1, body_timeout=WATCH_BODY_SECONDS, thread_name_prefix="health")
+    return health.HealthServicer(experimental_non_blocking=True, experimental_thread_pool=pool)
 
 
 def prestart(executor: futures.ThreadPoolExecutor, count: int) -> None:
@@ -195,10 +195,14 @@ def create_health_server(config: ServerConfig, health_servicer: health.HealthSer
     """A plaintext server with ``grpc.health.v1`` alone on ``config.health_port``, answering from the main
     server's own health servicer (so it turns NOT_SERVING on drain too): the port for probes that cannot
     speak TLS. Nothing else is served there; no token is asked, as on the main port's health service."""
-    executor = futures.ThreadPoolExecutor(max_workers=HEALTH_THREADS, thread_name_prefix="health")
-    server = grpc.server(
-        executor, options=[("grpc.so_reuseport", 1)], maximum_concurrent_rpcs=HEALTH_MAX_CALLS
+    executor = BodyFirstPool(
+        HEALTH_THREADS,
+        limit=HEALTH_MAX_CALLS,
+        body_timeout=config.max_request_seconds or WATCH_BODY_SECONDS,
+        reject=overload_trailers,
+        thread_name_prefix="health",
     )
+    server = grpc.server(executor, options=transport.grpc_options(config), maximum_concurrent_rpcs=None)
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     return server, add_port(server, bind_target(config.address, config.health_port))
 

@@ -92,6 +92,22 @@ def test_stalled_streams_hold_no_thread_and_others_are_served(record_property: A
         assert not server.errors()
 
 
+def test_stalled_health_watches_do_not_stop_other_watchers() -> None:
+    """Health Watch streams have their own small pool: stalled ones hold no thread of it either."""
+    with ServerProcess("--workers", "1", "--max-request-seconds", "30") as server:
+        attack = Stall("127.0.0.1", server.port, 2, 16, path="/grpc.health.v1.Health/Watch")
+        attack.start()
+        try:
+            time.sleep(1)  # the streams are in (their pool's stalled calls are not in the main gauge)
+            with grpc.insecure_channel(server.target) as channel:
+                watch = health_pb2_grpc.HealthStub(channel).Watch(health_pb2.HealthCheckRequest(), timeout=5)
+                first = next(iter(watch))
+                assert first.status == health_pb2.HealthCheckResponse.SERVING
+                watch.cancel()
+        finally:
+            attack.stop()
+
+
 def test_a_stalled_stream_is_cancelled_past_the_work_ceiling() -> None:
     with ServerProcess("--workers", "1", "--max-request-seconds", "1") as server:
         attack = Stall("127.0.0.1", server.port, 2, 8)
