@@ -5,6 +5,10 @@ soak's tables, the hostile inputs' bases and the deploy live load are built here
 hands, with a different :class:`Mix` (more illegal attempts, a quit in every coin hand, ListLegalPlays
 and SuggestPlay), never by a copy of this code.
 
+In the load corpus three seats of each hand play the strong auto-play (rules_core.strategy) and one,
+drawn per hand, plays at random, so the traffic has the throws, ruffs and point fights of real games
+(``--mix-report`` compares it with every seat random); the other mixes keep every seat random.
+
 Each table script is one hand as a game frontend sends it, in order: the declarations, the bury, for
 each trick the lead (throws included) and the three follows, some preceded by an illegal attempt the
 player makes first, then ``ResolveTrick``; at the end ``SettleHand``, ``CalculatePenalty`` when someone
@@ -50,8 +54,9 @@ from rules_core.forced_quit import Phase, Role, auto_bury, auto_lead, penalty
 from rules_core.kitty import check_bury
 from rules_core.legal_plays import legal_plays
 from rules_core.rules import PRESETS, Rules
-from rules_core.selfplay import Style, play_hand
+from rules_core.selfplay import Chooser, Style, play_hand, strong_seat
 from rules_core.settlement import Settlement, Side, settle_hand
+from rules_core.strategy import DEFAULT_BUDGET
 from rules_core.taodou import CoinSettlement, settle_coins
 from rules_core.throw import check_lead
 from rules_core.trick import TrickResult, resolve_trick
@@ -79,7 +84,12 @@ FORCED_QUIT_RATE: Final = 0.08
 """Share of [003] hands in which a player quits (强退): they get a CalculatePenalty."""
 FIRST_HAND_RATE: Final = 0.1
 PLAYERS_STYLE: Final = Style()
-"""How the seats of the load corpus play (self-play's defaults)."""
+"""How the random seats of the load corpus play (self-play's defaults)."""
+STRONG_SEATS: Final = 3
+"""Seats of each load-corpus hand that play the strong auto-play; the other one, drawn per hand, plays
+at random (a weak or careless player), so the traffic has real games' throws, ruffs and point fights."""
+STRONG_BUDGET: Final = DEFAULT_BUDGET
+"""The strong seats' budget (sampled layouts per play): the policy's default."""
 SELF_PLAY_PRESETS: Final = ("default", "rulebook-000", "rulebook-003")
 """The presets :func:`self_play` cycles through by seed: both throw procedures, coins and none."""
 
@@ -96,15 +106,19 @@ ROLES: Final = {Role.DEALER: pb.ROLE_DEALER, Role.PARTNER: pb.ROLE_PARTNER, Role
 
 @dataclass(frozen=True, slots=True)
 class Mix:
-    """What a self-played hand's script holds besides the calls every table makes; the defaults are the
+    """What a self-played hand's script holds besides the calls every table makes; :data:`LOAD` is the
     load corpus (what frontends send).
 
     The rates are the shares of positions first tried illegally and of coin hands in which a player
     quits; ``turns_every`` adds ListLegalPlays and SuggestPlay before the first follow of every n-th
-    trick (0: never). ``style`` is how the seats play. The same seed and mix always give the same bytes.
+    trick (0: never). ``style`` is how the random seats play; ``strong_seats`` seats, drawn per hand,
+    play the strong policy with ``strong_budget`` instead (0: every seat random). The same seed and mix
+    always give the same bytes.
     """
 
     style: Style = PLAYERS_STYLE
+    strong_seats: int = 0
+    strong_budget: int = STRONG_BUDGET
     illegal_follow_rate: float = ILLEGAL_FOLLOW_RATE
     illegal_lead_rate: float = ILLEGAL_LEAD_RATE
     bad_declaration_rate: float = BAD_DECLARATION_RATE
@@ -117,8 +131,10 @@ class Mix:
     backend re-checking a finished hand), each item with the same answer as alone."""
 
 
-LOAD: Final = Mix()
-"""The load corpus: what game frontends send."""
+LOAD: Final = Mix(strong_seats=STRONG_SEATS)
+"""The load corpus: what game frontends send, from hands three strong seats and one random seat play."""
+RANDOM_LOAD: Final = Mix()
+"""The load corpus as it was with every seat random: the baseline of ``--mix-report``."""
 EVERY_RPC: Final = Mix(forced_quit_rate=1.0, turns_every=3, batches=True)
 """The fuzzer's seeds, the soak's tables, the hostile bases: every RPC in each hand of a coin preset."""
 
@@ -309,6 +325,9 @@ class HandScript:
         rng, rules = self.rng, self.rules
         level, attacker_level = rng.randint(2, 14), rng.randint(2, 14)
         dealer = None if rng.random() < self.mix.first_hand_rate else rng.randrange(PLAYERS)
+        seats = random.Random(f"strong-seats-{self.seed}")  # its own stream: the other draws stay
+        strong = sorted(seats.sample(range(PLAYERS), self.mix.strong_seats))
+        choosers: dict[int, Chooser] = {s: strong_seat(self.seed, self.mix.strong_budget) for s in strong}
         record = play_hand(
             seed=self.seed,
             rules=rules,
@@ -316,6 +335,7 @@ class HandScript:
             attacker_level=attacker_level,
             dealer=dealer,
             style=self.mix.style,
+            choosers=choosers,
         )
         bidding = self.declarations(record)
         assert bidding.dealer is not None
@@ -830,10 +850,12 @@ def hand_script(seed: int, preset: str, *, mix: Mix = LOAD, kind: str | None = N
     return HandScript(kind or "self-play", seed, preset, random.Random(seed), mix).build()
 
 
-def table_scripts(kind: str, hands: int) -> list[Script]:
+def table_scripts(kind: str, hands: int, mix: Mix = LOAD) -> list[Script]:
     """``hands`` hands of one frontend: [000] tables alternate rulebook-000 and -001, [003] is coins."""
     presets = ("rulebook-000", "rulebook-001") if kind == "000" else ("rulebook-003",)
-    return [hand_script(SEED_BASE[kind] + i, presets[i % len(presets)], kind=kind) for i in range(hands)]
+    return [
+        hand_script(SEED_BASE[kind] + i, presets[i % len(presets)], mix=mix, kind=kind) for i in range(hands)
+    ]
 
 
 def self_play(
@@ -866,13 +888,81 @@ def generate(directory: Path, *, hands: int = DEFAULT_HANDS, stress: int = DEFAU
     return written
 
 
+MIX_METHODS: Final = (
+    "ValidateDeclaration",
+    "ValidateBury",
+    "ValidatePlay",
+    "ResolveTrick",
+    "SettleHand",
+    "CalculatePenalty",
+    "AuditHand",
+)
+WON_BY: Final = {
+    int(pb.JUDGEMENT_LEAD): "lead",
+    int(pb.JUDGEMENT_BEAT): "beat",
+    int(pb.JUDGEMENT_RUFF): "ruff",
+    int(pb.JUDGEMENT_OVER_RUFF): "over-ruff",
+}
+
+
+def mix_counts(scripts: Sequence[Script]) -> dict[str, float]:
+    """Per hand, on average: calls by method, throws tried and failed, how tricks were won, illegal
+    attempts and the attackers' points, all read from the scripts' requests and expected answers."""
+    totals: dict[str, float] = {f"calls: {method}": 0 for method in MIX_METHODS}
+    keys = ("throws attempted", "throws failed", "illegal ValidatePlay attempts")
+    totals |= dict.fromkeys(keys, 0)
+    totals |= {f"tricks won by {how}": 0 for how in WON_BY.values()}
+    totals["attackers' points (audited score)"] = 0
+    for script in scripts:
+        for call in script.calls:
+            expect = call.expect
+            totals[f"calls: {call.method}"] = totals.get(f"calls: {call.method}", 0) + 1
+            if call.method == "ValidatePlay":
+                if "throw_outcome.result" in expect:
+                    totals["throws attempted"] += 1
+                    totals["throws failed"] += expect["throw_outcome.result"] == t.THROW_RESULT_FAILED
+                totals["illegal ValidatePlay attempts"] += not expect["legal"]
+            elif call.method == "ResolveTrick":
+                totals[f"tricks won by {WON_BY[expect['won_by']]}"] += 1
+            elif call.method == "AuditHand":
+                totals["attackers' points (audited score)"] += expect["score"]
+    return {key: value / max(len(scripts), 1) for key, value in totals.items()}
+
+
+def mix_report(hands: int) -> list[str]:
+    """The load corpus's tables ([000] and [003], ``hands`` each) with every seat random and with
+    :data:`STRONG_SEATS` strong seats, side by side: what the strong seats change in the traffic."""
+    columns: list[tuple[str, dict[str, float], float]] = []
+    for title, mix in (("all random", RANDOM_LOAD), (f"{STRONG_SEATS} strong + 1 random", LOAD)):
+        started = time.process_time()
+        scripts = [*table_scripts("000", hands, mix), *table_scripts("003", hands, mix)]
+        columns.append((title, mix_counts(scripts), time.process_time() - started))
+    (_, before, _), (_, after, _) = columns
+    keys = [*before, *(key for key in after if key not in before)]
+    width = max(len(key) for key in keys)
+    lines = [f"per hand, {2 * hands} hands ({hands} [000] + {hands} [003])"]
+    lines.append(f"{'':{width}}  {columns[0][0]:>14}  {columns[1][0]:>20}")
+    for key in keys:
+        lines.append(f"{key:{width}}  {before.get(key, 0):>14.2f}  {after.get(key, 0):>20.2f}")
+    lines.append(f"{'CPU seconds to build':{width}}  {columns[0][2]:>14.1f}  {columns[1][2]:>20.1f}")
+    return lines
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m loadtest.corpus [--out DIR] [--hands N] [--stress N]``."""
+    """``python -m loadtest.corpus [--out DIR] [--hands N] [--stress N] [--mix-report]``."""
     parser = argparse.ArgumentParser(prog="loadtest.corpus", description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=CORPUS_DIR, help="directory (default loadtest/corpus)")
     parser.add_argument("--hands", type=int, default=DEFAULT_HANDS, help="hands per table kind")
     parser.add_argument("--stress", type=int, default=DEFAULT_STRESS, help="worst-case positions")
+    parser.add_argument(
+        "--mix-report",
+        action="store_true",
+        help="write nothing: print the request mix per hand with every seat random and with strong seats",
+    )
     args = parser.parse_args(argv)
+    if args.mix_report:
+        print("\n".join(mix_report(args.hands)))
+        return 0
     started = time.perf_counter()
     written = generate(args.out, hands=args.hands, stress=args.stress)
     for kind, calls in written.items():

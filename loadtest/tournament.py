@@ -13,28 +13,39 @@ that fails its audit, or whose audited score differs from the table's, stops the
 
 The bury is the same for everyone (the eight weakest plain non-point cards, shortest suits first), so
 only the card play is compared. Players are pluggable: anything with a ``name`` and
-``__call__(ctx, rules, view) -> play`` (the :class:`Player` protocol) takes a seat, so a player that
-asks a live service's SuggestPlay can join later.
+``__call__(ctx, rules, view, seed) -> play`` (the :class:`Player` protocol) takes a seat; ``seed`` is the
+deal's, the same for every play of it, as a table's per-hand seed.
+
+``--service`` plays the strong side through a live ``tractor-rules serve`` started on 127.0.0.1 port 0,
+``--target HOST:PORT`` through a running loopback server (:class:`ServicePlayer`): every play of that
+side is the service's SuggestPlay for the request a real table sends (its hand, the trick so far, the
+dealer, every finished trick, the attackers' points, the bottom for the dealer, the deal's seed), and
+the report gives each suggestion's round-trip latency. The same policy on the same view and seed plays
+the same cards in both modes, so the pairings' figures are the in-process ones.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
 import random
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Final, Protocol
 
+import grpc
+
+from loadtest.server import ServerProcess, load_flags
 from rules_core.audit import HandRecord, TrickRecord, audit_hand
 from rules_core.autoplay import suggest_play
 from rules_core.bidding import Declaration, resolve_declarations
-from rules_core.cards import BOTTOM_SIZE, NUM_FACES, PLAYERS, POINTS, Hand, add, remove
+from rules_core.cards import BOTTOM_SIZE, NUM_FACES, PLAYERS, POINTS, Hand, Suit, add, faces_of, remove
 from rules_core.follow import check_follow
 from rules_core.legal_plays import legal_plays
-from rules_core.rules import DEFAULT_RULES, Rules
+from rules_core.rules import DEFAULT_RULES, PRESETS, Rules
 from rules_core.selfplay import Style, deal, declare
 from rules_core.shapes import decompose
 from rules_core.strategy import DEFAULT_BUDGET, SeatView, strong_play, winning_play
@@ -42,17 +53,32 @@ from rules_core.throw import check_lead
 from rules_core.trick import resolve_trick
 from rules_core.trump import TRUMP, TrumpContext, trump_context
 from rules_core.verdicts import Illegal, Legal
+from tractor.rules.v1 import rules_service_pb2 as pb
+from tractor.rules.v1 import rules_service_pb2_grpc
+from tractor.rules.v1 import types_pb2 as t
 
 DEFAULT_DEALS = 200
 """Deals per pairing by default: three pairings of 2 × 200 games take about a minute on 2 idle cores."""
+RPC_TIMEOUT: Final = 10.0
+"""Seconds one SuggestPlay may take before the run stops (it answers in milliseconds)."""
+LOOPBACK_HOSTS: Final = ("127.0.0.1", "localhost", "[::1]")
+"""What ``--target`` accepts: the tournament only ever drives a server on this machine."""
+CONTRACTS: Final = {
+    Suit.S: t.CONTRACT_SPADES,
+    Suit.H: t.CONTRACT_HEARTS,
+    Suit.C: t.CONTRACT_CLUBS,
+    Suit.D: t.CONTRACT_DIAMONDS,
+    None: t.CONTRACT_NO_TRUMP,
+}
 
 
 class Player(Protocol):
-    """A seat's brain: given the trick context, the rules and what the seat knows, a play."""
+    """A seat's brain: given the trick context, the rules, what the seat knows and the deal's seed, a
+    play."""
 
     name: str
 
-    def __call__(self, ctx: TrumpContext, rules: Rules, view: SeatView) -> tuple[int, ...]: ...
+    def __call__(self, ctx: TrumpContext, rules: Rules, view: SeatView, seed: int) -> tuple[int, ...]: ...
 
 
 class IllegalPlayError(RuntimeError):
@@ -70,13 +96,80 @@ class StrongPlayer:
     cpu: list[float] = field(default_factory=list)
     """CPU seconds per suggestion (this thread's): what it costs without other processes' noise."""
 
-    def __call__(self, ctx: TrumpContext, rules: Rules, view: SeatView) -> tuple[int, ...]:
-        seed = sum(view.hand[f] * (f + 1) for f in range(NUM_FACES)) + 131 * len(view.tricks)
+    def __call__(self, ctx: TrumpContext, rules: Rules, view: SeatView, seed: int) -> tuple[int, ...]:
         start, cpu = time.perf_counter(), time.thread_time()
         play = strong_play(ctx, rules, view, seed=seed, budget=self.budget)
         self.latencies.append(time.perf_counter() - start)
         self.cpu.append(time.thread_time() - cpu)
         return play
+
+
+def preset_of(rules: Rules) -> str:
+    """The preset name whose rules these are: a request carries a preset, not a Rules object."""
+    for name, preset in PRESETS.items():
+        if preset == rules:
+            return name
+    raise ValueError("the service player plays only a preset's rules")
+
+
+def _cards(faces: Sequence[int]) -> list[t.Card.ValueType]:
+    return [t.Card.ValueType(face + 1) for face in faces]
+
+
+def _seated(leader: int, plays: Sequence[Sequence[int]]) -> list[t.SeatCards]:
+    return [t.SeatCards(seat=(leader + i) % PLAYERS, cards=_cards(p)) for i, p in enumerate(plays)]
+
+
+def suggest_request(
+    ctx: TrumpContext, rules: Rules, view: SeatView, *, seed: int, budget: int
+) -> pb.SuggestPlayRequest:
+    """The SuggestPlay request a real table sends for this seat: its hand, the trick so far, and the hand
+    so far (the dealer, every finished trick, the attackers' points, the bottom when it is the dealer).
+
+    The tournament's view does not keep a failed throw's whole attempt, so ``attempted_lead`` stays
+    empty; the strong policy reads only the plays, in process and in the service alike.
+    """
+    so_far = pb.HandSoFar(
+        tricks=[pb.RecordedTrick(plays=_seated(leader, plays)) for leader, plays in view.tricks],
+        bottom=_cards(view.bottom),
+    )
+    if view.dealer is not None:
+        so_far.dealer = view.dealer
+    if view.attacker_points is not None:
+        so_far.attacker_points = view.attacker_points
+    return pb.SuggestPlayRequest(
+        ruleset=t.Ruleset(preset=preset_of(rules)),
+        level=t.Rank.ValueType(ctx.level),
+        contract=CONTRACTS[ctx.trump],
+        seat=view.seat,
+        hand=_cards(faces_of(view.hand)),
+        trick=pb.Trick(leader=view.leader, plays=_seated(view.leader, view.plays)),
+        policy=pb.PLAY_POLICY_STRONG,
+        hand_so_far=so_far,
+        seed=seed,
+        budget=budget,
+    )
+
+
+@dataclass
+class ServicePlayer:
+    """The strong policy through a live service: each play is SuggestPlay's answer, timed client-side
+    (the whole round trip, as a table's backend sees it)."""
+
+    stub: rules_service_pb2_grpc.RulesServiceStub
+    budget: int = DEFAULT_BUDGET
+    name: str = "strong"
+    latencies: list[float] = field(default_factory=list)
+    """Round-trip seconds per suggestion."""
+
+    def __call__(self, ctx: TrumpContext, rules: Rules, view: SeatView, seed: int) -> tuple[int, ...]:
+        request = suggest_request(ctx, rules, view, seed=seed, budget=self.budget)
+        start = time.perf_counter()
+        response = self.stub.SuggestPlay(request, timeout=RPC_TIMEOUT)
+        self.latencies.append(time.perf_counter() - start)
+        if response.policy != pb.PLAY_POLICY_STRONG:
+            raise IllegalPlayError(f"SuggestPlay answered with policy {response.policy}, not the strong one")
+        return tuple(card - 1 for card in response.cards)
 
 
 @dataclass
@@ -85,7 +178,7 @@ class RightmostSmallest:
 
     name: str = "R13.6"
 
-    def __call__(self, ctx: TrumpContext, rules: Rules, view: SeatView) -> tuple[int, ...]:
+    def __call__(self, ctx: TrumpContext, rules: Rules, view: SeatView, seed: int) -> tuple[int, ...]:
         return suggest_play(ctx, hand=view.hand, lead=view.plays[0] if view.plays else ())
 
 
@@ -100,7 +193,7 @@ class RandomPlayer:
     def __post_init__(self) -> None:
         self.rng = random.Random(self.seed)
 
-    def __call__(self, ctx: TrumpContext, rules: Rules, view: SeatView) -> tuple[int, ...]:
+    def __call__(self, ctx: TrumpContext, rules: Rules, view: SeatView, seed: int) -> tuple[int, ...]:
         lead = view.plays[0] if view.plays else ()
         return self.rng.choice(legal_plays(ctx, hand=view.hand, lead=lead, limit=200).plays)
 
@@ -114,7 +207,7 @@ class GreedyPlayer:
 
     name: str = "greedy"
 
-    def __call__(self, ctx: TrumpContext, rules: Rules, view: SeatView) -> tuple[int, ...]:
+    def __call__(self, ctx: TrumpContext, rules: Rules, view: SeatView, seed: int) -> tuple[int, ...]:
         hand = view.hand
 
         def cost(play: Sequence[int]) -> int:  # trumps dearer than plain cards, high dearer than low
@@ -188,6 +281,8 @@ class Deal:
     attacker_level: int
     dealer: int
     declarations: tuple[Declaration, ...]
+    seed: int
+    """The deal's seed, which every player gets for every play (the strong policy's sampling)."""
 
 
 def make_deal(seed: int) -> Deal:
@@ -197,7 +292,7 @@ def make_deal(seed: int) -> Deal:
     level = rng.randint(2, 14)
     dealer = rng.randrange(PLAYERS)
     declarations = declare(rng, hands, level, Style())
-    return Deal(hands, bottom, level, rng.randint(2, 14), dealer, declarations)
+    return Deal(hands, bottom, level, rng.randint(2, 14), dealer, declarations, seed)
 
 
 @dataclass(frozen=True, slots=True)
@@ -238,7 +333,7 @@ def play_game(rules: Rules, spec: Deal, seats: Sequence[Player]) -> Game:
                 attacker_points=score,
                 bottom=buried if seat == dealer else (),
             )
-            play = tuple(seats[seat](ctx, rules, view))
+            play = tuple(seats[seat](ctx, rules, view, spec.seed))
             if offset == 0:
                 others = {s: hands[s] for s in range(PLAYERS) if s != seat}
                 verdict: Legal | Illegal = check_lead(ctx, rules, hand=hands[seat], lead=play, others=others)
@@ -343,6 +438,32 @@ OPPONENTS: dict[str, Callable[[int], Player]] = {
 }
 
 
+def _latency_line(what: str, seconds: Sequence[float]) -> str:
+    ms = [x * 1000 for x in seconds]
+    return (
+        f"strong latency per suggestion ({what}): p50 {_percentile(ms, 0.5):.2f} ms, "
+        f"p99 {_percentile(ms, 0.99):.2f} ms, max {max(ms):.2f} ms over {len(ms)} suggestions"
+    )
+
+
+def _loopback(target: str) -> str:
+    """``--target``'s HOST:PORT, refused unless HOST is this machine."""
+    host, _, port = target.rpartition(":")
+    if host not in LOOPBACK_HOSTS or not port.isdigit():
+        raise argparse.ArgumentTypeError(
+            f"HOST:PORT on this machine ({', '.join(LOOPBACK_HOSTS)}), not {target!r}"
+        )
+    return target
+
+
+@contextlib.contextmanager
+def service_stub(target: str) -> Iterator[rules_service_pb2_grpc.RulesServiceStub]:
+    """A stub on one channel to ``target``, ready (or an error within RPC_TIMEOUT), closed at the end."""
+    with grpc.insecure_channel(target) as channel:
+        grpc.channel_ready_future(channel).result(timeout=RPC_TIMEOUT)
+        yield rules_service_pb2_grpc.RulesServiceStub(channel)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the pairings and print points per deal, confidence intervals, shares and latencies."""
     parser = argparse.ArgumentParser(prog="loadtest.tournament", description=__doc__.splitlines()[0])
@@ -352,31 +473,51 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--opponents", default=",".join(OPPONENTS), help="comma-separated: R13.6,random,greedy"
     )
+    live = parser.add_mutually_exclusive_group()
+    live.add_argument(
+        "--service",
+        action="store_true",
+        help="play the strong side through SuggestPlay of a tractor-rules serve started on 127.0.0.1 port 0",
+    )
+    live.add_argument(
+        "--target", type=_loopback, metavar="HOST:PORT", help="the same through a running loopback server"
+    )
     args = parser.parse_args(argv)
     if args.deals < 1:
         parser.error("--deals must be at least 1")
+    if args.seed < 0 or args.budget < 1:
+        parser.error("--seed must be at least 0 and --budget at least 1 (a request's uint fields)")
     names = [name.strip() for name in args.opponents.split(",") if name.strip()]
     unknown = [name for name in names if name not in OPPONENTS]
     if unknown:
         parser.error(f"unknown opponents {unknown}; choose from {sorted(OPPONENTS)}")
     start = time.perf_counter()
-    strong = StrongPlayer(budget=args.budget)
     print(f"duplicate tournament: {args.deals} deals per pairing, seed {args.seed}, budget {args.budget}")
-    for name in names:
-        result = run_pairing(DEFAULT_RULES, strong, OPPONENTS[name], args.deals, args.seed)
-        low, high = result.mean - result.half_width, result.mean + result.half_width
-        print(
-            f"{result.player} vs {result.opponent}: {result.mean:+.1f} points/deal "
-            f"(95% CI {low:+.1f} .. {high:+.1f}), better in {result.better:.0%} of deals, "
-            f"equal in {result.ties:.0%}; {result.games} games, {result.audited} audited legal"
-        )
+    with contextlib.ExitStack() as stack:
+        strong: StrongPlayer | ServicePlayer
+        target = args.target
+        if args.service:
+            target = stack.enter_context(ServerProcess(*load_flags())).target
+        if target:
+            strong = ServicePlayer(stack.enter_context(service_stub(target)), budget=args.budget)
+            print(f"strong side: SuggestPlay at {target} ({'started here' if args.service else 'running'})")
+        else:
+            strong = StrongPlayer(budget=args.budget)
         sys.stdout.flush()
-    for what, seconds in (("wall", strong.latencies), ("CPU", strong.cpu)):
-        ms = [x * 1000 for x in seconds]
-        print(
-            f"strong latency per suggestion ({what}): p50 {_percentile(ms, 0.5):.2f} ms, "
-            f"p99 {_percentile(ms, 0.99):.2f} ms, max {max(ms):.2f} ms over {len(ms)} suggestions"
-        )
+        for name in names:
+            result = run_pairing(DEFAULT_RULES, strong, OPPONENTS[name], args.deals, args.seed)
+            low, high = result.mean - result.half_width, result.mean + result.half_width
+            print(
+                f"{result.player} vs {result.opponent}: {result.mean:+.1f} points/deal "
+                f"(95% CI {low:+.1f} .. {high:+.1f}), better in {result.better:.0%} of deals, "
+                f"equal in {result.ties:.0%}; {result.games} games, {result.audited} audited legal"
+            )
+            sys.stdout.flush()
+    if isinstance(strong, ServicePlayer):
+        print(_latency_line("round trip", strong.latencies))
+    else:
+        print(_latency_line("wall", strong.latencies))
+        print(_latency_line("CPU", strong.cpu))
     print(f"took {time.perf_counter() - start:.1f} s")
     return 0
 

@@ -1,12 +1,15 @@
 """Seeded self-play: whole hands played by the engine itself, for demos, tests, benchmarks and load corpora.
 
 Every choice comes from the engine's own listings (``legal_plays``) and verdicts, so a record made here
-is legal by construction, and the same seed always gives the same hand.
+is legal by construction, and the same seed always gives the same hand. Seats play uniformly random
+legal plays unless a :data:`Chooser` is given for them (:func:`strong_seat`: the strong auto-play, so
+the hand has the throws, ruffs and point fights of real games); every chosen play is checked.
 """
 
 from __future__ import annotations
 
 import random
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from rules_core.audit import HandRecord, TrickRecord
@@ -26,6 +29,7 @@ from rules_core.cards import (
 from rules_core.follow import check_follow
 from rules_core.legal_plays import legal_plays
 from rules_core.rules import DEFAULT_RULES, Rules
+from rules_core.strategy import DEFAULT_BUDGET, SeatView, strong_play
 from rules_core.throw import check_lead
 from rules_core.trick import resolve_trick
 from rules_core.trump import TrumpContext, trump_context
@@ -38,6 +42,20 @@ class Style:
 
     throw_rate: float = 0.15
     overturn_rate: float = 0.3
+
+
+Chooser = Callable[[TrumpContext, Rules, SeatView], tuple[int, ...]]
+"""A seat's play for what it knows: a lead when ``view.plays`` is empty, else a follow of
+``view.plays[0]``. It must be legal (self-play asserts it)."""
+
+
+def strong_seat(seed: int, budget: int = DEFAULT_BUDGET) -> Chooser:
+    """The strong policy (rules_core.strategy) as a seat, seeded for the hand: deterministic."""
+
+    def choose(ctx: TrumpContext, rules: Rules, view: SeatView) -> tuple[int, ...]:
+        return strong_play(ctx, rules, view, seed=seed, budget=budget)
+
+    return choose
 
 
 def deal(rng: random.Random) -> tuple[tuple[Hand, ...], tuple[int, ...]]:
@@ -76,10 +94,13 @@ def play_hand(
     attacker_level: int = 2,
     dealer: int | None = None,
     style: Style = Style(),
+    choosers: Mapping[int, Chooser] | None = None,
 ) -> HandRecord:
     """Deal, bid, bury and play one whole hand with seeded random legal choices.
 
-    ``dealer`` None makes it a first hand, whose dealer the bidding decides (R10.6, R10.8).
+    ``dealer`` None makes it a first hand, whose dealer the bidding decides (R10.6, R10.8). ``choosers``
+    plays the seats it names (seat → chooser) with what each seat knows; the others play at random, from
+    the same random stream as without choosers.
     """
     rng = random.Random(seed)
     hands, bottom = deal(rng)
@@ -94,7 +115,7 @@ def play_hand(
     buried = _bury(ctx, rng, big)
     live = list(hands)
     live[seat] = remove(big, buried)
-    tricks = _play(ctx, rules, rng, live, leader=seat, style=style)
+    tricks = _play(ctx, rules, rng, live, leader=seat, style=style, choosers=choosers or {}, buried=buried)
     return HandRecord(
         level=level,
         attacker_level=attacker_level,
@@ -117,16 +138,44 @@ def _bury(ctx: TrumpContext, rng: random.Random, hand: Hand) -> tuple[int, ...]:
 
 
 def _play(
-    ctx: TrumpContext, rules: Rules, rng: random.Random, hands: list[Hand], *, leader: int, style: Style
+    ctx: TrumpContext,
+    rules: Rules,
+    rng: random.Random,
+    hands: list[Hand],
+    *,
+    leader: int,
+    style: Style,
+    choosers: Mapping[int, Chooser],
+    buried: tuple[int, ...],
 ) -> tuple[TrickRecord, ...]:
-    """Play tricks until the hands are empty, each seat choosing among its legal plays."""
+    """Play tricks until the hands are empty, each seat choosing among its legal plays (or its chooser)."""
+    dealer, points = leader, 0
+    history: list[tuple[int, tuple[tuple[int, ...], ...]]] = []
     tricks: list[TrickRecord] = []
+
+    def view(seat: int, leader: int, plays: list[tuple[int, ...]]) -> SeatView:
+        """What ``seat`` knows now: its hand, the trick, the finished tricks, the points, its bottom."""
+        return SeatView(
+            seat=seat,
+            hand=hands[seat],
+            leader=leader,
+            plays=tuple(plays),
+            dealer=dealer,
+            tricks=tuple(history),
+            attacker_points=points,
+            bottom=buried if seat == dealer else (),
+        )
+
     while sum(hands[leader]):
-        leads = legal_plays(ctx, hand=hands[leader], limit=200).plays
-        throws = [lead for lead in leads if len(lead) > 2 and len(set(lead)) > 1]
-        simple = [lead for lead in leads if lead not in throws]
-        pool = throws if throws and rng.random() < style.throw_rate else simple or leads
-        attempt = rng.choice(pool)
+        chooser = choosers.get(leader)
+        if chooser is None:
+            leads = legal_plays(ctx, hand=hands[leader], limit=200).plays
+            throws = [lead for lead in leads if len(lead) > 2 and len(set(lead)) > 1]
+            simple = [lead for lead in leads if lead not in throws]
+            pool = throws if throws and rng.random() < style.throw_rate else simple or leads
+            attempt = rng.choice(pool)
+        else:
+            attempt = tuple(chooser(ctx, rules, view(leader, leader, [])))
         others = {s: hands[s] for s in range(PLAYERS) if s != leader}
         verdict = check_lead(ctx, rules, hand=hands[leader], lead=attempt, others=others)
         assert isinstance(verdict, Legal)
@@ -135,12 +184,18 @@ def _play(
         plays = [tuple(lead)]
         for offset in (1, 2, 3):
             seat = (leader + offset) % PLAYERS
-            options = legal_plays(ctx, hand=hands[seat], lead=lead, limit=40).plays
-            play = rng.choice(options)
+            chooser = choosers.get(seat)
+            if chooser is None:
+                play = rng.choice(legal_plays(ctx, hand=hands[seat], lead=lead, limit=40).plays)
+            else:
+                play = tuple(chooser(ctx, rules, view(seat, leader, plays)))
             assert isinstance(check_follow(ctx, rules, hand=hands[seat], lead=lead, play=play), Legal)
             plays.append(play)
         for offset, play in enumerate(plays):
             hands[(leader + offset) % PLAYERS] = remove(hands[(leader + offset) % PLAYERS], play)
         tricks.append(TrickRecord(tuple(plays), tuple(attempt) if failed else ()))
-        leader = resolve_trick(ctx, rules, leader=leader, plays=plays, dealer=0).winner
+        result = resolve_trick(ctx, rules, leader=leader, plays=plays, dealer=dealer)
+        points += result.attacker_points
+        history.append((leader, tuple(plays)))
+        leader = result.winner
     return tuple(tricks)

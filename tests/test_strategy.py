@@ -11,12 +11,12 @@ from dataclasses import replace
 
 import pytest
 
-from rules_core.audit import HandRecord
+from rules_core.audit import HandRecord, audit_hand
 from rules_core.bidding import resolve_declarations
 from rules_core.cards import PLAYERS, Suit, add, hand_of, parse_cards, remove
 from rules_core.follow import check_follow
 from rules_core.rules import DEFAULT_RULES, RULEBOOK_000, RULEBOOK_003, Rules
-from rules_core.selfplay import Style, play_hand
+from rules_core.selfplay import Style, play_hand, strong_seat
 from rules_core.strategy import (
     MAX_BUDGET,
     MAX_CANDIDATES,
@@ -222,3 +222,24 @@ def test_view_fields_default_to_unknown() -> None:
         (),
     )
     assert replace(view, dealer=2).dealer == 2
+
+
+@pytest.mark.parametrize(("seed", "dealer"), [(0, None), (1, 2), (2, 3)])
+def test_self_play_seats_play_the_strong_policy_on_what_they_saw(seed: int, dealer: int | None) -> None:
+    """selfplay's chooser hook: each strong seat's play (its attempt, for a lead) is strong_play on the
+    view a table would give it, rebuilt here from the record; the hand is audited valid and the same
+    seed plays it again card for card."""
+    strong = {s for s in range(PLAYERS) if s != seed % PLAYERS}
+    choosers = {s: strong_seat(seed, budget=3) for s in strong}
+    record = play_hand(seed=seed, rules=RULEBOOK_003, level=6, dealer=dealer, choosers=choosers)
+    assert audit_hand(RULEBOOK_003, record).valid
+    turns = [(trick, offset) for trick in record.tricks for offset in range(PLAYERS)]
+    checked = 0
+    for (ctx, view, _), (trick, offset) in zip(positions(record, RULEBOOK_003), turns, strict=True):
+        if view.seat in strong:
+            played = (trick.attempted or trick.plays[0]) if offset == 0 else trick.plays[offset]
+            chosen = strong_play(ctx, RULEBOOK_003, view, seed=seed, budget=3)
+            assert sorted(played) == sorted(chosen)  # (a throw is recorded in the engine's card order)
+            checked += 1
+    assert checked == 3 * len(record.tricks)
+    assert play_hand(seed=seed, rules=RULEBOOK_003, level=6, dealer=dealer, choosers=choosers) == record

@@ -14,7 +14,16 @@ import loadtest.protowire
 import loadtest.replay
 import loadtest.run
 from loadtest.contract import RESPONSES
-from loadtest.corpus import generate, stress_script, table_scripts
+from loadtest.corpus import (
+    LOAD,
+    RANDOM_LOAD,
+    WON_BY,
+    generate,
+    mix_counts,
+    stress_script,
+    table_scripts,
+)
+from loadtest.corpus import main as corpus_main
 from loadtest.replay import (
     KINDS,
     Call,
@@ -111,3 +120,32 @@ def test_doctests() -> None:
     command = [sys.executable, "-c", probe]
     done = subprocess.run(command, check=False, cwd=ROOT, env=python_env(), capture_output=True, timeout=60)
     assert done.returncode == 0, done.stdout
+
+
+def test_the_mix_report_sets_the_random_and_the_strong_corpus_side_by_side(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Per-hand figures read from both corpora's scripts, consistent with each other; the strong seats
+    fail far fewer throws than random ones (they throw what card counting proves safe)."""
+    counts = [
+        mix_counts([*table_scripts("000", 3, mix), *table_scripts("003", 3, mix)])
+        for mix in (RANDOM_LOAD, LOAD)
+    ]
+    for per_hand in counts:
+        won = sum(per_hand[f"tricks won by {how}"] for how in WON_BY.values())
+        assert won == pytest.approx(per_hand["calls: ResolveTrick"]) and won > 0
+        assert per_hand["throws failed"] <= per_hand["throws attempted"]
+        assert per_hand["calls: SettleHand"] == per_hand["calls: AuditHand"] == 1
+        assert 0 <= per_hand["attackers' points (audited score)"] <= 200 * 6  # the dig multiplies the bottom
+    random_seats, strong_seats = counts
+    assert strong_seats["throws failed"] < random_seats["throws failed"] / 2
+    same_bidding = "calls: ValidateDeclaration"  # the seats are drawn from their own random stream
+    assert strong_seats[same_bidding] == random_seats[same_bidding]
+    assert corpus_main(["--mix-report", "--hands", "3"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "per hand, 6 hands (3 [000] + 3 [003])"
+    assert lines[1].split() == ["all", "random", "3", "strong", "+", "1", "random"]
+    shown = {line[:-38].strip(): [float(x) for x in line[-38:].split()] for line in lines[2:]}
+    for key, (random_value, strong_value) in shown.items():
+        if key != "CPU seconds to build":
+            assert (random_value, strong_value) == (round(random_seats[key], 2), round(strong_seats[key], 2))

@@ -1,26 +1,32 @@
-"""The duplicate tournament: a tiny real run, its report's shape, and that illegal play is caught."""
+"""The duplicate tournament: a tiny real run, its report's shape, and that illegal play is caught; and the
+same through a live ``tractor-rules serve`` on loopback, whose strong side plays the in-process cards."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 
 import pytest
 
+from loadtest.server import ServerProcess, load_flags
 from loadtest.tournament import (
     GreedyPlayer,
     IllegalPlayError,
     Player,
     RandomPlayer,
     RightmostSmallest,
+    ServicePlayer,
     StrongPlayer,
     main,
     make_deal,
     play_game,
     run_pairing,
+    service_stub,
 )
 from rules_core.audit import audit_hand
 from rules_core.rules import DEFAULT_RULES, Rules
-from rules_core.strategy import SeatView
+from rules_core.strategy import DEFAULT_BUDGET, SeatView, strong_play
 from rules_core.trump import TrumpContext
 
 LINE = re.compile(
@@ -67,8 +73,8 @@ class Cheater:
 
     name = "cheater"
 
-    def __call__(self, ctx: TrumpContext, rules: Rules, view: SeatView) -> tuple[int, ...]:
-        play = RightmostSmallest()(ctx, rules, view)
+    def __call__(self, ctx: TrumpContext, rules: Rules, view: SeatView, seed: int) -> tuple[int, ...]:
+        play = RightmostSmallest()(ctx, rules, view, seed)
         if not view.plays:
             return play
         spare = [f for f in range(len(view.hand)) if view.hand[f] and f not in play]
@@ -79,3 +85,91 @@ def test_an_illegal_play_stops_the_game() -> None:
     seats: list[Player] = [RightmostSmallest(), Cheater(), RightmostSmallest(), Cheater()]
     with pytest.raises(IllegalPlayError, match="cheater followed illegally"):
         play_game(DEFAULT_RULES, make_deal(1), seats)
+
+
+# --------------------------------------------------------------------------------------------------
+# through the live service
+
+
+@pytest.fixture(scope="module")
+def service() -> Iterator[ServerProcess]:
+    """The real server (one worker) on 127.0.0.1 with a free port, stopped after the module."""
+    with ServerProcess(*load_flags()) as process:
+        yield process
+    assert process.proc.returncode == 0, process.errors()
+
+
+@dataclass
+class Recorder:
+    """A player that keeps what it was asked and what it played."""
+
+    inner: Player
+    name: str = "strong"
+    asked: list[tuple[TrumpContext, SeatView, int, tuple[int, ...]]] = field(default_factory=list)
+
+    def __call__(self, ctx: TrumpContext, rules: Rules, view: SeatView, seed: int) -> tuple[int, ...]:
+        play = self.inner(ctx, rules, view, seed)
+        self.asked.append((ctx, view, seed, play))
+        return play
+
+
+@pytest.mark.parametrize("seed", [21, 22])
+def test_the_live_strong_player_plays_the_in_process_strong_players_cards(
+    service: ServerProcess, seed: int
+) -> None:
+    spec = make_deal(seed)
+    with service_stub(service.target) as stub:
+        for p_seats in (0, 1):  # the strong side attacks in one game and deals in the other
+            live = Recorder(ServicePlayer(stub))
+            local = StrongPlayer()
+            seats: list[Player] = [live if (s - p_seats) % 2 == 0 else GreedyPlayer() for s in range(4)]
+            game = play_game(DEFAULT_RULES, spec, seats)  # every suggestion checked legal, the hand audited
+            assert len(live.asked) == 2 * len(game.record.tricks)  # two seats play in every trick
+            assert any(view.bottom for _, view, _, _ in live.asked) == ((spec.dealer - p_seats) % 2 == 0)
+            for ctx, view, given, play in live.asked:
+                assert given == spec.seed
+                assert play == strong_play(ctx, DEFAULT_RULES, view, seed=given, budget=DEFAULT_BUDGET)
+            seats = [local if (s - p_seats) % 2 == 0 else GreedyPlayer() for s in range(4)]
+            assert play_game(DEFAULT_RULES, spec, seats) == game
+
+
+def _report(out: str) -> list[str]:
+    return [line for line in out.splitlines() if line.startswith("strong vs ")]
+
+
+def test_a_tiny_live_tournament_reports_the_in_process_figures_and_round_trips(
+    service: ServerProcess, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["--target", service.target, "--deals", "2", "--seed", "4"]) == 0
+    live = capsys.readouterr().out
+    assert main(["--deals", "2", "--seed", "4"]) == 0
+    local = capsys.readouterr().out
+    assert _report(live) == _report(local) and len(_report(live)) == 3, live
+    for line in _report(live):
+        m = LINE.match(line)
+        assert m is not None and int(m.group("games")) == int(m.group("audited")) == 4
+    lines = live.splitlines()
+    assert f"strong side: SuggestPlay at {service.target} (running)" in lines
+    pattern = r"^strong latency per suggestion \(round trip\): p50 ([\d.]+) ms, p99 ([\d.]+) ms, "
+    timings = [re.match(pattern + r"max ([\d.]+) ms over (\d+) suggestions$", line) for line in lines]
+    found = [m for m in timings if m]
+    assert len(found) == 1, live
+    p50, p99, top, count = (float(x) for x in found[0].groups())
+    assert 0 < p50 <= p99 <= top
+    assert 3 * 4 * 2 <= count <= 3 * 4 * 2 * 25  # 3 pairings of 4 games, two seats in 1 to 25 tricks
+    assert "(wall)" not in live and "(CPU)" not in live
+
+
+def test_service_starts_its_own_server(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--service", "--deals", "2", "--seed", "5", "--opponents", "R13.6"]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"^strong side: SuggestPlay at 127\.0\.0\.1:\d+ \(started here\)$", out, re.M), out
+    assert [m.group("games") for m in map(LINE.match, _report(out)) if m] == ["4"], out
+    assert "suggestion (round trip): p50" in out
+
+
+@pytest.mark.parametrize("target", ["10.1.2.3:50051", "example.com:443", "127.0.0.1"])
+def test_target_is_a_loopback_host_and_port(target: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["--target", target, "--deals", "1"])
+    assert exited.value.code == 2 and "on this machine" in capsys.readouterr().err
