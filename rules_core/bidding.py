@@ -11,8 +11,9 @@ Readings chosen where RULES.md is silent (each is pinned by a test):
   self-reinforce may be sent as the second copy alone (the worked cases' form) or as the whole pair.
 * A4 (self-overturn) is open to the A1 declarer while his own contract stands, reinforced or not (the
   literal R10.3 reading), and with a joker pair after his own A4 too (WC-167b). A joker pair may overturn
-  a contract its own seat set (R10.4's ruling, WC-167a: A6/A7 name no seat); it is an overturn when it
-  changes the contract, so SJ SJ then BJ BJ by one seat is not. A level pair never overturns its own
+  a contract its own seat set (R10.4's ruling, WC-167a: A6/A7 name no seat); like any A6/A7 after a
+  declaration it is an overturn (R10.5), NT -> NT included as WC-143a and WC-156 count it. A level pair
+  never overturns its own
   seat's contract (``OWN_CONTRACT``: A3 is "another player"). ``JokerOverturn.OTHERS`` keeps [003]'s
   literal 自反/反主 for joker pairs too: only the A1 declarer's self-overturn of his standing single.
 * Shown cards stay in the hand (R10.2), so the copies shown in accepted acts are public: a seat cannot
@@ -461,9 +462,7 @@ def _apply(state: _State, act: Act, kind: _Kind, face: int, seat: int) -> _State
         return replace(state, reinforced=True)
     suit = suit_of(face)
     if act in _OVERTURNS and state.owner is not None:  # R10.5: changes an earlier declaration
-        # R10.4 ruling: a seat's joker pair over its own no-trump changes nothing, so it is no overturn
-        changes = not (seat == state.owner and suit is None and state.contract is None)
-        overturns = state.overturns + changes
+        overturns = state.overturns + 1  # NT -> NT by a joker pair counts too (WC-143a, WC-156)
         return replace(state, contract=suit, owner=seat, single_stands=False, overturns=overturns)
     single = act is Act.A1_SINGLE
     return replace(
