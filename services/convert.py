@@ -144,9 +144,6 @@ def echo(text: str) -> str:
     return f"{text[:MAX_ECHO]!r}… ({len(text)} chars)"
 
 
-_OVERRIDE_FIELDS: Final = tuple(field for field, *_ in _OVERRIDES)
-
-
 def ruleset(message: t.Ruleset, path: str = "ruleset") -> tuple[Rules, str]:
     """The ``Rules`` a request asks for (its preset, then its overrides) and the preset's name."""
     preset = message.preset or DEFAULT_PRESET
@@ -155,8 +152,8 @@ def ruleset(message: t.Ruleset, path: str = "ruleset") -> tuple[Rules, str]:
         raise invalid(
             f"{path}.preset", Reason.UNKNOWN_VALUE, f"unknown preset {echo(preset)}; one of {names}"
         )
-    overridden = any(getattr(message, field) for field in _OVERRIDE_FIELDS)
-    if not (overridden or message.HasField("must_play") or message.HasField("coins")):
+    fields = message.ListFields()  # one C call: only what is set (proto3 leaves defaults unset)
+    if not fields or (len(fields) == 1 and fields[0][0].name == "preset"):
         return PRESETS[preset], preset  # the common case, a preset alone: no replace() to pay for
     changes: dict[str, Any] = {}
     for field, attribute, wrapper, prefix, domain in _OVERRIDES:
