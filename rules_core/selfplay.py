@@ -137,7 +137,7 @@ def _play(
             seat = (leader + offset) % PLAYERS
             options = legal_plays(ctx, hand=hands[seat], lead=lead, limit=40).plays
             play = rng.choice(options)
-            assert isinstance(check_follow(ctx, rules, hand=hands[seat], lead=lead, play=play), Legal)
+            assert isinstance(check_follow(ctx, hand=hands[seat], lead=lead, play=play), Legal)
             plays.append(play)
         for offset, play in enumerate(plays):
             hands[(leader + offset) % PLAYERS] = remove(hands[(leader + offset) % PLAYERS], play)
