@@ -102,7 +102,7 @@ def whole_hand(record: list[tuple[int, list[tuple[int, ...]], dict[int, Hand], l
         check_lead(CTX, DEFAULT_RULES, hand=hands[leader], lead=plays[0], others=others)
         for offset in (1, 2, 3):
             seat = (leader + offset) % 4
-            check_follow(CTX, DEFAULT_RULES, hand=hands[seat], lead=plays[0], play=plays[offset])
+            check_follow(CTX, hand=hands[seat], lead=plays[0], play=plays[offset])
         result = resolve_trick(
             CTX, DEFAULT_RULES, leader=leader, plays=plays, dealer=0, last=i == len(record) - 1
         )
@@ -135,7 +135,7 @@ def adversarial(ctx: TrumpContext) -> list[tuple[str, Callable[[], object]]]:
         ),
         (
             "follow four 2-tractors holding ten trump pairs",
-            lambda: check_follow(ctx, DEFAULT_RULES, hand=ten_pairs, lead=four_tractors, play=eight_pairs),
+            lambda: check_follow(ctx, hand=ten_pairs, lead=four_tractors, play=eight_pairs),
         ),
         (
             "ruff four 2-tractors with an 8-pair run (cover search)",
@@ -166,11 +166,7 @@ def main() -> int:
     figures = [
         Figure(
             "follow a tractor lead, 25-card hand",
-            median_micros(
-                lambda: check_follow(
-                    CTX, DEFAULT_RULES, hand=FOLLOWER, lead=TRACTOR_LEAD, play=TRACTOR_FOLLOW
-                )
-            ),
+            median_micros(lambda: check_follow(CTX, hand=FOLLOWER, lead=TRACTOR_LEAD, play=TRACTOR_FOLLOW)),
             15,
         ),
         Figure(

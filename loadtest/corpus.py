@@ -250,7 +250,7 @@ def illegal_follow(
             chosen[rng.randrange(len(chosen))] = rng.choice(missing)
             attempts.append(tuple(chosen))
     for attempt in attempts:
-        verdict = check_follow(ctx, rules, hand=hand, lead=lead, play=attempt)
+        verdict = check_follow(ctx, hand=hand, lead=lead, play=attempt)
         if isinstance(verdict, Illegal):
             return tuple(sorted(attempt)), verdict
     return None
@@ -487,7 +487,7 @@ class HandScript:
                 if rng.random() < rate and (wrong := illegal_follow(ctx, rules, rng, hands[seat], led)):
                     follows.append(wrong)
                 play = trick.plays[offset]
-                follows.append((play, check_follow(ctx, rules, hand=hands[seat], lead=led, play=play)))
+                follows.append((play, check_follow(ctx, hand=hands[seat], lead=led, play=play)))
                 for cards_played, verdict in follows:
                     request = pb.ValidatePlayRequest(
                         **base,
@@ -811,7 +811,7 @@ def stress_script(seed: int, preset: str) -> Script:
             attempts.append(wrong[0])
         attempts.append(play)
         for attempt in attempts:
-            follow = check_follow(ctx, rules, hand=counts[seat], lead=lead, play=attempt)
+            follow = check_follow(ctx, hand=counts[seat], lead=lead, play=attempt)
             request = pb.ValidatePlayRequest(
                 **base, seat=seat, hand=cards(faces_of(counts[seat])), cards=cards(attempt), trick=trick
             )

@@ -342,7 +342,7 @@ def play_game(rules: Rules, spec: Deal, seats: Sequence[Player]) -> Game:
                 if verdict.throw is not None and not verdict.throw.succeeded:
                     attempted, play = play, tuple(verdict.throw.led)  # R4.7: the forced component
             else:
-                verdict = check_follow(ctx, rules, hand=hands[seat], lead=plays[0], play=play)
+                verdict = check_follow(ctx, hand=hands[seat], lead=plays[0], play=play)
                 if isinstance(verdict, Illegal):
                     raise IllegalPlayError(f"{seats[seat].name} followed illegally: {verdict.message}")
             plays.append(play)

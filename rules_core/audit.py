@@ -275,7 +275,7 @@ def _check_trick(
     for offset in (1, 2, 3):
         seat = (leader + offset) % PLAYERS
         play = trick.plays[offset]
-        follow = check_follow(ctx, rules, hand=hands[seat], lead=lead, play=play)
+        follow = check_follow(ctx, hand=hands[seat], lead=lead, play=play)
         if isinstance(follow, Illegal):
             return AuditError(Finding.ILLEGAL_FOLLOW, follow.message, index, seat, follow.reason)
     return None

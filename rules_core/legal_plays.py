@@ -1,7 +1,8 @@
 """Enumerating legal plays, bounded, for clients that offer choices and for auto-play (托管).
 
-Follows are generated *by construction* from the R5.3 procedure (owed tractors and pairs first, then
-filler), so every play listed is legal without a separate check, and the listing stops at ``limit``.
+Follows are generated *by construction* from the R5.3 procedure (:mod:`rules_core.obligations`: owed
+tractors and pairs first, then filler), the same one the follow check asks, so every play listed is
+legal without a separate check, and the listing stops at ``limit``.
 Leads are every one-component lead (single, pair, tractor, R4.2) plus, per category, the whole holding
 as a throw: the full set of throws is exponential and no client needs it.
 """
@@ -10,11 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from itertools import combinations, islice
+from itertools import islice
 
 from rules_core.cards import Hand
 from rules_core.errors import InvalidArgumentError, Problem
 from rules_core.layout import default_layout
+from rules_core.obligations import obligations, structures
 from rules_core.shapes import decompose
 from rules_core.trump import TrumpContext
 
@@ -100,60 +102,13 @@ def _follows(ctx: TrumpContext, hand: Hand, lead: Sequence[int]) -> Iterator[tup
         for extra in _multiset_choices(rest, n - len(own)):
             yield (*own, *extra)
         return
-    steps = tuple(c.pairs for c in led.components if c.pairs >= 1)
-    for chosen, remaining in _structures(ctx, steps, own, set()):
+    pairs = [face for face in reversed(ctx.faces[led.category]) if hand[face] == 2]
+    for path in structures(ctx, obligations(led), pairs):
+        taken = [face for _, way in path for face in way]
+        chosen = [f for face in taken for f in (face, face)]
+        remaining = [face for face in own if face not in taken]
         for extra in _multiset_choices(remaining, n - len(chosen)):
             yield (*chosen, *extra)
-
-
-def _structures(
-    ctx: TrumpContext, steps: tuple[int, ...], cards: list[int], visited: set[tuple[int, tuple[int, ...]]]
-) -> Iterator[tuple[list[int], list[int]]]:
-    """Every way the R5.3 procedure can meet ``steps`` from ``cards``: (structured cards, cards left).
-
-    ``visited`` holds the (steps left, cards left) states already expanded: choices taken in another
-    order reach the same state, and expanding it again would only repeat plays.
-    """
-    state = (len(steps), tuple(cards))
-    if state in visited:
-        return
-    visited.add(state)
-    if not steps:
-        yield [], cards
-        return
-    pairs = _pair_faces(cards)
-    k = steps[0]
-    if k == 1:  # the remaining steps all owe a pair while one is held; the order does not matter
-        for chosen in combinations(pairs, min(len(steps), len(pairs))):
-            structured, left = _spend(cards, chosen)
-            if (0, tuple(left)) not in visited:
-                visited.add((0, tuple(left)))
-                yield structured, left
-        return
-    options = list(_runs(ctx, pairs, k))
-    if not options:  # no k-tractor: as many pairs as held, up to k
-        options = [list(c) for c in combinations(pairs, min(k, len(pairs)))]
-    for option in options:
-        structured, left = _spend(cards, option)
-        for more, rest in _structures(ctx, steps[1:], left, visited):
-            yield structured + more, rest
-
-
-def _pair_faces(cards: list[int]) -> list[int]:
-    """Faces held twice in ``cards``, in the order they first appear."""
-    seen: dict[int, int] = {}
-    for face in cards:
-        seen[face] = seen.get(face, 0) + 1
-    return [face for face, count in seen.items() if count == 2]
-
-
-def _spend(cards: list[int], pair_faces: Sequence[int]) -> tuple[list[int], list[int]]:
-    """Take both copies of each of ``pair_faces`` out of ``cards``."""
-    left = list(cards)
-    for face in pair_faces:
-        left.remove(face)
-        left.remove(face)
-    return [f for face in pair_faces for f in (face, face)], left
 
 
 def _multiset_choices(cards: list[int], k: int) -> Iterator[tuple[int, ...]]:

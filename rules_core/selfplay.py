@@ -189,7 +189,7 @@ def _play(
                 play = rng.choice(legal_plays(ctx, hand=hands[seat], lead=lead, limit=40).plays)
             else:
                 play = tuple(chooser(ctx, rules, view(seat, leader, plays)))
-            assert isinstance(check_follow(ctx, rules, hand=hands[seat], lead=lead, play=play), Legal)
+            assert isinstance(check_follow(ctx, hand=hands[seat], lead=lead, play=play), Legal)
             plays.append(play)
         for offset, play in enumerate(plays):
             hands[(leader + offset) % PLAYERS] = remove(hands[(leader + offset) % PLAYERS], play)

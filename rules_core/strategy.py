@@ -502,7 +502,7 @@ def _dedupe(plays: Sequence[Sequence[int]]) -> list[tuple[int, ...]]:
 
 def _follow_candidates(info: _Info, hand: Hand, lead: tuple[int, ...]) -> list[tuple[int, ...]]:
     """The engine's weakest-first follows plus constructed strong ones, each checked legal (R5)."""
-    ctx, rules = info.ctx, info.rules
+    ctx = info.ctx
     listed = legal_plays(ctx, hand=hand, lead=lead, limit=FOLLOW_LISTING).plays
     n = len(lead)
     cat = ctx.category[lead[0]]
@@ -537,7 +537,7 @@ def _follow_candidates(info: _Info, hand: Hand, lead: tuple[int, ...]) -> list[t
     out = list(listed)
     for play in extra:
         legal = len(play) == n and contains(hand, play)
-        if legal and isinstance(check_follow(ctx, rules, hand=hand, lead=lead, play=play), Legal):
+        if legal and isinstance(check_follow(ctx, hand=hand, lead=lead, play=play), Legal):
             out.append(tuple(play))
     return _dedupe(out)
 

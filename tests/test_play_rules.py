@@ -93,7 +93,7 @@ def test_failed_throw_reports_evidence_and_returned_cards() -> None:
 def test_illegal_follows_name_the_obligation(
     hand: str, lead: str, play: str, reason: Violation, required: str
 ) -> None:
-    verdict = check_follow(CTX, DEFAULT_RULES, hand=h(hand), lead=c(lead), play=c(play))
+    verdict = check_follow(CTX, hand=h(hand), lead=c(lead), play=c(play))
     assert isinstance(verdict, Illegal)
     assert verdict.reason is reason
     if required:
@@ -103,7 +103,7 @@ def test_illegal_follows_name_the_obligation(
 
 def test_follow_rejects_a_malformed_lead() -> None:
     with pytest.raises(ValueError, match="one category"):
-        check_follow(CTX, DEFAULT_RULES, hand=h("SA"), lead=c("SA HA"), play=c("SA"))
+        check_follow(CTX, hand=h("SA"), lead=c("SA HA"), play=c("SA"))
 
 
 def test_trick_judgements_cover_ruff_over_ruff_under_ruff_and_discard() -> None:
@@ -177,7 +177,7 @@ def test_legal_play_listing_is_bounded_and_honest() -> None:
     assert not full.truncated and len(full.plays) == 6  # the distinct spades, R5.3 rule 1
     short = legal_plays(CTX, hand=hand, lead=c("S8"), limit=3)
     assert short.truncated and short.plays == full.plays[:3]
-    assert all(isinstance(check_follow(CTX, DEFAULT_RULES, hand=hand, lead=c("S8 S8"), play=p), Legal)
+    assert all(isinstance(check_follow(CTX, hand=hand, lead=c("S8 S8"), play=p), Legal)
                for p in legal_plays(CTX, hand=hand, lead=c("S8 S8")).plays)  # fmt: skip
     leads = legal_plays(CTX, hand=hand).plays
     assert all(decompose(CTX, lead).category is not None for lead in leads)

@@ -60,10 +60,9 @@ def test_throw(case: Case) -> None:
 @pytest.mark.parametrize("case", cases("follow"))
 def test_follow(case: Case) -> None:
     """R5: whether the follower may play this."""
-    ctx, rules = context_for(case), rules_for(case)
+    ctx = context_for(case)
     verdict = check_follow(
         ctx,
-        rules,
         hand=hand_of(cards(case["input"]["hand"])),
         lead=cards(case["input"]["lead"]),
         play=cards(case["input"]["play"]),

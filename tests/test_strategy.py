@@ -79,7 +79,7 @@ def positions(record: HandRecord, rules: Rules) -> Iterator[Position]:
 def assert_legal(ctx: TrumpContext, rules: Rules, view: SeatView, others: dict[int, tuple[int, ...]]) -> None:
     play = strong_play(ctx, rules, view)
     if view.plays:
-        verdict = check_follow(ctx, rules, hand=view.hand, lead=view.plays[0], play=play)
+        verdict = check_follow(ctx, hand=view.hand, lead=view.plays[0], play=play)
     else:
         verdict = check_lead(ctx, rules, hand=view.hand, lead=play, others=others)
     assert isinstance(verdict, Legal), (view, play, verdict)
@@ -189,7 +189,7 @@ def test_work_is_bounded_on_adversarial_positions(
     play = strong_play(ctx, DEFAULT_RULES, view, budget=10**6)
     assert WORK.simulations - start <= MAX_CANDIDATES * MAX_BUDGET + 40
     if plays:
-        assert isinstance(check_follow(ctx, DEFAULT_RULES, hand=hand, lead=plays[0], play=play), Legal)
+        assert isinstance(check_follow(ctx, hand=hand, lead=plays[0], play=play), Legal)
     else:
         assert isinstance(check_lead(ctx, DEFAULT_RULES, hand=hand, lead=play, others={}), Legal)
 
