@@ -219,13 +219,61 @@ def shut_down(server: Any, health_servicer: health.HealthServicer, config: Serve
     _log.info("stopped", extra={"seconds": round(time.monotonic() - started, 3)})
 
 
+SIGNAL_WAIT_SLICE_SECONDS: Final = 0.5
+"""The longest a ``SignalEvent.wait`` sleeps before it looks at the flag again."""
+
+
+class SignalEvent(threading.Event):
+    """A ``threading.Event`` that a signal handler may set.
+
+    Python runs a handler in the main thread between two bytecodes, possibly while that thread holds
+    the event's own lock inside ``wait``; ``threading.Event``'s lock is not reentrant, so ``set()`` there
+    waits for itself forever and one SIGTERM hangs the process. This one takes a reentrant lock, and
+    its ``wait`` looks at the flag at least every ``SIGNAL_WAIT_SLICE_SECONDS``, since a handler that
+    sets it between that thread's look and its sleep cannot wake it.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._raised = False
+        self._condition = threading.Condition(threading.RLock())
+
+    def is_set(self) -> bool:
+        """Whether the flag is set."""
+        return self._raised
+
+    def set(self) -> None:
+        """Set the flag and wake the waiters (safe in a signal handler)."""
+        with self._condition:
+            self._raised = True
+            self._condition.notify_all()
+
+    def clear(self) -> None:
+        """Clear the flag."""
+        with self._condition:
+            self._raised = False
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Wait until the flag is set or ``timeout`` has passed; the flag."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        with self._condition:
+            while not self._raised:
+                left = SIGNAL_WAIT_SLICE_SECONDS
+                if deadline is not None:
+                    left = min(left, deadline - time.monotonic())
+                if left <= 0:
+                    break
+                self._condition.wait(left)
+            return self._raised
+
+
 def stop_on_signals() -> threading.Event:
     """An event that SIGTERM or SIGINT sets (logged): the parent and every worker stop on it."""
-    stop = threading.Event()
+    stop = SignalEvent()
 
     def on_signal(signum: int, _frame: FrameType | None) -> None:
+        stop.set()  # first: nothing in the handler may keep it from happening
         _log.info("signal", extra={"signal": signal.Signals(signum).name})
-        stop.set()
 
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)

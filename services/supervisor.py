@@ -16,6 +16,16 @@ by mistake exits with status 1 instead of silently taking half the traffic.
 More than ``worker_restarts`` deaths within a minute means something is wrong with the service itself:
 it then stops with exit status 1 so the orchestrator can restart it whole (``worker_restarts`` 0: the
 first death does).
+
+A dead worker's clients reconnect at once, before its replacement listens, so they all land on the
+survivors and the replacement would get no call until clients reconnect by themselves. After a
+replacement the parent therefore recycles the surviving workers, one at a time and surge-style: fork a
+new sibling, wait until it serves, then SIGTERM the old one, whose graceful shutdown ends with a GOAWAY
+that makes its clients reconnect over every listening worker. SIGHUP recycles every worker the same way:
+a zero-downtime reload, since each worker reads the certificates and token file when it starts (the
+parent checks them first and refuses the reload if they cannot be used). A recycle is no death: it
+leaves the restart budget alone, never leaves fewer serving workers than configured (at most one more),
+and SIGTERM in the middle of one stops every worker, old, retiring and starting, as usual.
 """
 
 from __future__ import annotations
@@ -40,7 +50,7 @@ from prometheus_client import Counter, multiprocess
 from services import logs, security
 from services.config import ServerConfig
 from services.metrics import serve_multiprocess, worker_restarts
-from services.server import bind_target, run_worker, stop_on_signals
+from services.server import SignalEvent, bind_target, run_worker, stop_on_signals
 
 START_TIMEOUT_SECONDS: Final = 60.0
 """How long the workers get to bind and start before the parent gives up."""
@@ -102,8 +112,25 @@ def reserve_port(host: str, port: int) -> Iterator[int]:
 
 
 def _worker_main(config: ServerConfig, port: int, ready_fd: int, parent: int) -> None:
-    """Entry point of a forked worker (multiprocessing calls it, then exits with its status)."""
+    """Entry point of a forked worker (multiprocessing calls it, then exits with its status).
+
+    A worker ignores SIGHUP: the parent answers it by recycling the workers, and a hangup sent to the
+    whole process group must not kill them (each would count as a death).
+    """
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)
     raise SystemExit(run_worker(config, port, ready_fd, parent))
+
+
+def reload_on_sighup() -> threading.Event:
+    """An event that SIGHUP sets (logged): the supervisor then recycles every worker."""
+    reload = SignalEvent()
+
+    def on_signal(signum: int, _frame: object) -> None:
+        reload.set()
+        _log.info("signal", extra={"signal": signal.Signals(signum).name})
+
+    signal.signal(signal.SIGHUP, on_signal)
+    return reload
 
 
 def _wait_ready(read_fd: int, workers: list[BaseProcess], timeout: float, stop: threading.Event) -> bool:
@@ -190,15 +217,142 @@ class _Restarts:
         self._counter.inc()
 
 
+class _Recycle:
+    """A rolling recycle: the serving workers still to replace, oldest first, and the retiring ones.
+
+    One worker at a time: its new sibling is forked and serving before the old one gets SIGTERM, and the
+    next starts only once the old one has exited, so at least the configured number of workers serve
+    throughout and at most one more process runs. Retiring workers stay in the supervisor's list (a
+    SIGTERM to the service stops them with the rest) but are no longer counted as serving; their exit
+    as asked is no death, but one that dies on its own while it drains counts against the budget.
+    """
+
+    def __init__(self) -> None:
+        self.pending: list[BaseProcess] = []
+        self.retiring: dict[BaseProcess, float] = {}  # SIGTERMed, and when to kill it if still there
+        self._killed: set[BaseProcess] = set()  # retiring ones killed here past their deadline
+        self.reason = ""
+
+    def serving(self, workers: list[BaseProcess]) -> list[BaseProcess]:
+        """The workers that are not retiring."""
+        return [worker for worker in workers if worker not in self.retiring]
+
+    def start(self, old: list[BaseProcess], reason: str) -> None:
+        """Recycle every one of ``old`` (what was pending is in it or gone: it replaces the plan)."""
+        if not old:
+            return
+        self.pending, self.reason = list(old), reason
+        _log.info("recycling workers", extra={"reason": reason, "workers": [w.pid for w in old]})
+
+    def forget(self, dead: BaseProcess) -> None:
+        """A worker that died on its own is no longer to be recycled."""
+        if dead in self.pending:
+            self.pending.remove(dead)
+
+    def retired(self, gone: BaseProcess) -> bool | None:
+        """None when ``gone`` was not retiring; else whether it exited as asked (status 0, or killed here
+        past the grace), which is no death, rather than dying on its own during its shutdown."""
+        if gone not in self.retiring:
+            return None
+        del self.retiring[gone]
+        clean = gone.exitcode == 0 or gone in self._killed
+        self._killed.discard(gone)
+        if clean:
+            _log.info("retired worker exited", extra={"worker": gone.pid, "exitcode": gone.exitcode})
+        return clean
+
+    def step(
+        self, config: ServerConfig, port: int, workers: list[BaseProcess], stop: threading.Event
+    ) -> bool:
+        """Advance the recycle by one worker when none is retiring; False when ``stop`` came meanwhile."""
+        now = time.monotonic()
+        for worker, deadline in self.retiring.items():
+            if now > deadline and worker.exitcode is None:
+                _log.error("retiring worker did not stop in time; killing it", extra={"worker": worker.pid})
+                worker.kill()
+                self._killed.add(worker)
+                self.retiring[worker] = now + KILL_MARGIN_SECONDS
+        if self.retiring:
+            return True
+        if not self.pending:
+            if self.reason:
+                _log.info("recycle done", extra={"reason": self.reason, "workers": [w.pid for w in workers]})
+                self.reason = ""
+            return True
+        old = self.pending.pop(0)
+        if old.exitcode is not None or old not in workers:  # died: the death handling replaces it
+            return True
+        _log.info(
+            "recycling worker", extra={"worker": old.pid, "reason": self.reason, "left": len(self.pending)}
+        )
+        before = list(workers)
+        fresh = _fork_workers(config, port, 1, workers, stop)
+        if fresh is None:
+            if stop.is_set():
+                return False  # the caller stops every worker, the one starting too
+            self._abandon([worker for worker in workers if worker not in before], workers, old)
+            return True
+        if old.exitcode is not None:  # died while its sibling started: the sibling serves in its place
+            return True
+        if old.pid is not None:  # always, once started
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(old.pid, signal.SIGTERM)
+        self.retiring[old] = time.monotonic() + config.grace_seconds + KILL_MARGIN_SECONDS
+        _log.info(
+            "worker recycled",
+            extra={
+                "worker": fresh[0].pid,
+                "replaced": old.pid,
+                "reason": self.reason,
+                "workers": [w.pid for w in self.serving(workers)],
+            },
+        )
+        return True
+
+    def _abandon(self, failed: list[BaseProcess], workers: list[BaseProcess], old: BaseProcess) -> None:
+        """A new sibling did not start (a reload with files that pass the parent's check but not gRPC's,
+        or a start past the timeout): it goes, the old workers keep serving, the recycle stops."""
+        for worker in failed:
+            if worker.exitcode is None:
+                worker.kill()
+            worker.join(KILL_MARGIN_SECONDS)
+            workers.remove(worker)
+            if worker.pid is not None:
+                multiprocess.mark_process_dead(worker.pid)  # type: ignore[no-untyped-call]
+        _log.error(
+            "recycle abandoned: the new worker did not start; the old ones keep serving",
+            extra={
+                "worker": old.pid,
+                "reason": self.reason,
+                "exitcode": [worker.exitcode for worker in failed],
+            },
+        )
+        self.pending.clear()
+        self.reason = ""
+
+
 def _supervise(
-    config: ServerConfig, port: int, workers: list[BaseProcess], stop: threading.Event, restarts: _Restarts
+    config: ServerConfig,
+    port: int,
+    workers: list[BaseProcess],
+    stop: threading.Event,
+    restarts: _Restarts,
+    *,
+    reload: threading.Event,
 ) -> int:
-    """Watch the workers until ``stop``; replace the dead within the restart budget. The exit status."""
+    """Watch the workers until ``stop``: replace the dead within the restart budget, then recycle the
+    survivors so the replacements get calls; recycle every worker on ``reload``. The exit status."""
+    recycle = _Recycle()
     while not stop.wait(POLL_SECONDS):
+        replacements: list[BaseProcess] = []
         for dead in [worker for worker in workers if worker.exitcode is not None]:
             workers.remove(dead)
             if dead.pid is not None:
                 multiprocess.mark_process_dead(dead.pid)  # type: ignore[no-untyped-call]
+            clean = recycle.retired(dead)
+            if clean:
+                continue
+            recycle.forget(dead)
             if not restarts.allow():
                 _log.error(
                     "worker died; too many deaths, stopping",
@@ -210,6 +364,13 @@ def _supervise(
                     },
                 )
                 return 1
+            if len(recycle.serving(workers)) >= config.worker_count:  # it was being recycled
+                restarts.replaced()
+                _log.error(
+                    "worker died; its new sibling serves in its place",
+                    extra={"worker": dead.pid, "exitcode": dead.exitcode, "retiring": clean is not None},
+                )
+                continue
             _log.error("worker died; replacing it", extra={"worker": dead.pid, "exitcode": dead.exitcode})
             # The parent now has the /metrics thread running; the child only builds a fresh gRPC server
             # and its own metrics files, and logging's locks are reset after a fork, so nothing the
@@ -221,16 +382,31 @@ def _supervise(
                 _log.error("replacement worker failed to start; stopping", extra={"port": port})
                 return 1
             restarts.replaced()
+            replacements += fresh
             _log.info(
                 "worker replaced",
                 extra={"worker": fresh[0].pid, "replaced": dead.pid, "workers": [w.pid for w in workers]},
             )
+        if replacements:  # the dead ones' clients are all on the survivors now: move some over
+            survivors = [w for w in recycle.serving(workers) if w not in replacements]
+            recycle.start(survivors, "rebalance")
+        if reload.is_set():
+            reload.clear()
+            try:
+                security.check(config)  # the files each new worker will read
+            except ValueError as error:
+                _log.error("reload refused; the workers keep serving", extra={"reason": str(error)})
+            else:
+                recycle.start(recycle.serving(workers), "reload")
+        if not recycle.step(config, port, workers, stop):
+            return 0
     return 0
 
 
 def run(config: ServerConfig) -> int:
     """Serve until SIGTERM/SIGINT; 0 after a clean shutdown, 1 when the service failed."""
     stop = stop_on_signals()
+    reload = reload_on_sighup()
     workers: list[BaseProcess] = []
     metrics_server: WSGIServer | None = None
     status = 1
@@ -287,7 +463,7 @@ def run(config: ServerConfig) -> int:
                     **protection,
                 },
             )
-            status = _supervise(config, port, workers, stop, restarts)
+            status = _supervise(config, port, workers, stop, restarts, reload=reload)
             return status
     finally:
         _stop_workers(workers, config)
