@@ -244,10 +244,9 @@ class Deck:
     def add(self, faces: Sequence[int], path: str) -> None:
         """Count an argument's cards; raises InvalidArgumentError at a third copy or an unknown face."""
         counts = self._counts
-        if faces and (min(faces) < 0 or max(faces) >= NUM_FACES):
-            i, face = next((i, f) for i, f in enumerate(faces) if not 0 <= f < NUM_FACES)
-            raise InvalidArgumentError(f"{path}[{i}]", Problem.UNKNOWN_VALUE, f"unknown face {face}")
         for i, face in enumerate(faces):
+            if face < 0 or face >= NUM_FACES:
+                raise InvalidArgumentError(f"{path}[{i}]", Problem.UNKNOWN_VALUE, f"unknown face {face}")
             count = counts[face] = counts[face] + 1
             if count > COPIES:
                 raise InvalidArgumentError(f"{path}[{i}]", Problem.TOO_MANY_COPIES, self._third(face, path))
