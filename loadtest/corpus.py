@@ -33,6 +33,7 @@ from typing import Any, Final
 
 from google.protobuf.message import Message
 
+from loadtest.contract import CONTRACTS
 from loadtest.replay import CORPUS_DIR, Call, Script, corpus_path, write
 from rules_core.audit import HandRecord, audit_hand
 from rules_core.bidding import Bidding, Declaration, resolve_declarations
@@ -93,13 +94,6 @@ STRONG_BUDGET: Final = DEFAULT_BUDGET
 SELF_PLAY_PRESETS: Final = ("default", "rulebook-000", "rulebook-003")
 """The presets :func:`self_play` cycles through by seed: both throw procedures, coins and none."""
 
-CONTRACTS: Final = {
-    Suit.S: t.CONTRACT_SPADES,
-    Suit.H: t.CONTRACT_HEARTS,
-    Suit.C: t.CONTRACT_CLUBS,
-    Suit.D: t.CONTRACT_DIAMONDS,
-    None: t.CONTRACT_NO_TRUMP,
-}
 PHASES: Final = {Phase.Q2: pb.QUIT_PHASE_Q2_BEFORE_BURYING, Phase.Q3: pb.QUIT_PHASE_Q3_BEFORE_SETTLEMENT}
 ROLES: Final = {Role.DEALER: pb.ROLE_DEALER, Role.PARTNER: pb.ROLE_PARTNER, Role.ATTACKER: pb.ROLE_ATTACKER}
 

@@ -38,11 +38,12 @@ from typing import Final, Protocol
 
 import grpc
 
+from loadtest.contract import CONTRACTS
 from loadtest.server import ServerProcess, load_flags
 from rules_core.audit import HandRecord, TrickRecord, audit_hand
 from rules_core.autoplay import suggest_play
 from rules_core.bidding import Declaration, resolve_declarations
-from rules_core.cards import BOTTOM_SIZE, NUM_FACES, PLAYERS, POINTS, Hand, Suit, add, faces_of, remove
+from rules_core.cards import BOTTOM_SIZE, NUM_FACES, PLAYERS, POINTS, Hand, add, faces_of, remove
 from rules_core.follow import check_follow
 from rules_core.legal_plays import legal_plays
 from rules_core.rules import DEFAULT_RULES, PRESETS, Rules
@@ -63,13 +64,6 @@ RPC_TIMEOUT: Final = 10.0
 """Seconds one SuggestPlay may take before the run stops (it answers in milliseconds)."""
 LOOPBACK_HOSTS: Final = ("127.0.0.1", "localhost", "[::1]")
 """What ``--target`` accepts: the tournament only ever drives a server on this machine."""
-CONTRACTS: Final = {
-    Suit.S: t.CONTRACT_SPADES,
-    Suit.H: t.CONTRACT_HEARTS,
-    Suit.C: t.CONTRACT_CLUBS,
-    Suit.D: t.CONTRACT_DIAMONDS,
-    None: t.CONTRACT_NO_TRUMP,
-}
 
 
 class Player(Protocol):

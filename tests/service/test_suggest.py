@@ -14,6 +14,7 @@ import grpc
 import pytest
 from wire import RPC_TIMEOUT, rejected
 
+from loadtest.contract import CONTRACTS
 from rules_core.audit import audit_hand
 from rules_core.cards import PLAYERS, Hand, add, faces_of, remove
 from rules_core.rules import DEFAULT_RULES
@@ -24,13 +25,6 @@ from tractor.rules.v1 import rules_service_pb2_grpc
 from tractor.rules.v1 import types_pb2 as t
 
 Stub = rules_service_pb2_grpc.RulesServiceStub
-CONTRACTS = {
-    None: t.CONTRACT_NO_TRUMP,
-    0: t.CONTRACT_SPADES,
-    1: t.CONTRACT_HEARTS,
-    2: t.CONTRACT_CLUBS,
-    3: t.CONTRACT_DIAMONDS,
-}
 
 
 def cards(faces: Any) -> list[t.Card.ValueType]:
@@ -55,7 +49,7 @@ def position(seed: int, trick: int, offset: int) -> tuple[pb.SuggestPlayRequest,
     contract = audit.bidding.contract
     request = pb.SuggestPlayRequest(
         level=t.RANK_5,
-        contract=CONTRACTS[None if contract is None else int(contract)],
+        contract=CONTRACTS[contract],
         seat=seat,
         hand=cards(faces_of(hands[seat])),
         trick=pb.Trick(leader=leader, plays=seated(leader, record.tricks[trick].plays[:offset])),
