@@ -189,14 +189,15 @@ def cards(values: Sequence[int], path: str) -> tuple[int, ...]:
             Reason.BAD_SIZE,
             f"a card list holds at most {MAX_CARDS} cards (two decks), got {len(values)}",
         )
-    if values and (min(values) < 1 or max(values) > NUM_FACES):  # C loops: the hot path pays two passes
+    faces = tuple(map(_FACE, values))  # one pass over the protobuf list; min and max then run over ints
+    if faces and (min(faces) < 0 or max(faces) >= NUM_FACES):
         i, value = next((i, v) for i, v in enumerate(values) if not 1 <= v <= NUM_FACES)
         raise invalid(
             f"{path}[{i}]",
             Reason.UNKNOWN_VALUE,
             f"unknown card {value}; cards are CARD_S2 (1) .. CARD_BJ (54)",
         )
-    return tuple(map(_FACE, values))
+    return faces
 
 
 _FACE: Final = (1).__rsub__
