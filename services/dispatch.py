@@ -11,7 +11,7 @@ gRPC's polling thread (where the call arrived) and gives the call to a pool thre
 there, so the pool only ever runs calls that are ready to be handled. A stalled stream costs a few KiB of
 call state and no thread. What it keeps track of:
 
-* :meth:`BodyFirstPool.awaiting_body`, the calls whose body has not arrived (``/metrics``:
+* the calls whose body has not arrived (reported a few times a second, ``/metrics``:
   ``tractor_rules_requests_awaiting_body``), each cancelled once it has waited ``body_timeout`` seconds
   (the server's work ceiling), so a stalled stream frees its slot by itself;
 * unary-stream calls (health ``Watch``) are deferred the same way: only their one request is read first;
@@ -99,19 +99,7 @@ class BodyFirstPool(futures.ThreadPoolExecutor):
         """Calls received or queued or running (awaiting ones included)."""
         self._reaper: threading.Thread | None = None
         self._wake = threading.Event()
-        self.reaped = 0
-        """Calls cancelled because their body did not arrive within ``body_timeout``."""
-        self.refused = 0
-        """Calls refused at once for the limit."""
         self.deferrable = _DEFERRABLE
-
-    def awaiting_body(self) -> int:
-        """Calls whose headers arrived but whose request body has not (yet)."""
-        return len(self._awaiting)
-
-    def held(self) -> int:
-        """Calls this worker holds now: awaiting their body, queued for a thread, or running."""
-        return self._held
 
     def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> futures.Future[Any]:
         """gRPC's ``submit(context.run, _unary_response_in_pool, rpc_event, state, ...)``: deferred until
@@ -182,7 +170,6 @@ class BodyFirstPool(futures.ThreadPoolExecutor):
 
     def _refuse(self, rpc_event: Any, state: Any) -> None:
         """RESOURCE_EXHAUSTED at once, from the polling thread, with the rich status in the trailers."""
-        self.refused += 1
         trailing, details = self._reject() if self._reject else ((), b"too many calls")
         with state.condition:
             state.trailing_metadata = trailing
@@ -214,7 +201,6 @@ class BodyFirstPool(futures.ThreadPoolExecutor):
             if self._report:
                 self._report(waiting)
             for call in stale:
-                self.reaped += 1
                 call.cancel(cygrpc.StatusCode.cancelled, "the request body did not arrive in time")
             if stale:
                 logs.throttled(
