@@ -26,6 +26,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import grpc
+from callers import Callers
 from google.protobuf.message import Message
 
 from loadtest.contract import method_path
@@ -46,55 +47,6 @@ OPTIONS: list[tuple[str, object]] = [
 ]
 TOKEN_A = "first-token-0123456789abcdef"
 TOKEN_B = "second-token-fedcba987654321"
-
-
-class _Load:
-    """``CHANNELS`` clients with the recommended retry policy, calling until stopped; failures recorded."""
-
-    def __init__(
-        self, target: str, calls: list[tuple[str, bytes]], metadata: tuple[tuple[str, str], ...] = ()
-    ) -> None:
-        self.calls = 0
-        self.per_channel = [0] * CHANNELS
-        self.failures: list[tuple[float, grpc.StatusCode, str]] = []
-        self._lock = threading.Lock()
-        self._stop = threading.Event()
-        self._work = calls
-        self._metadata = metadata
-        self._threads = [threading.Thread(target=self._run, args=(target, i)) for i in range(CHANNELS)]
-        for thread in self._threads:
-            thread.start()
-
-    def _run(self, target: str, index: int) -> None:
-        with grpc.insecure_channel(target, options=OPTIONS) as channel:
-            turn = index
-            while not self._stop.is_set():
-                method, data = self._work[turn % len(self._work)]
-                turn += 1
-                try:
-                    channel.unary_unary(method_path(method))(data, timeout=TIMEOUT, metadata=self._metadata)
-                    failure = None
-                except grpc.RpcError as error:
-                    failure = (time.monotonic(), error.code(), error.details() or "")
-                with self._lock:
-                    self.calls += 1
-                    self.per_channel[index] += 1
-                    if failure is not None:
-                        self.failures.append(failure)
-
-    def count(self) -> int:
-        with self._lock:
-            return self.calls
-
-    def connected(self) -> bool:
-        """Every channel has made calls: all its connections are up (they last, so no reconnect follows)."""
-        with self._lock:
-            return min(self.per_channel) >= 5
-
-    def stop(self) -> None:
-        self._stop.set()
-        for thread in self._threads:
-            thread.join(TIMEOUT + 10)
 
 
 class _Census:
@@ -170,7 +122,7 @@ def test_a_replacement_worker_gets_calls_without_clients_reconnecting(
     flags = (*FLAGS, "--worker-restarts", "1")
     with ServerProcess(*flags, metrics_dir=tmp_path / "m") as server:
         first = server.workers()
-        load = _Load(server.target, _calls(valid))
+        load = Callers(server.target, CHANNELS, _calls(valid), options=OPTIONS, timeout=TIMEOUT)
         assert _wait(load.connected, 10)
         assert _wait(lambda: all(_busy(_scrape(server.metrics_url)).get(p, 0) > 0 for p in first), 10)
         census = _Census(server)
@@ -214,7 +166,7 @@ def test_sighup_recycles_every_worker_and_fails_no_call(tmp_path: Path, valid: d
     flags = (*FLAGS, "--worker-restarts", "0")
     with ServerProcess(*flags, metrics_dir=tmp_path / "m") as server:
         first = server.workers()
-        load = _Load(server.target, _calls(valid))
+        load = Callers(server.target, CHANNELS, _calls(valid), options=OPTIONS, timeout=TIMEOUT)
         assert _wait(load.connected, 10)
         census = _Census(server)
         server.proc.send_signal(signal.SIGHUP)

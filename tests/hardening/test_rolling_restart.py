@@ -10,14 +10,12 @@ next one.
 from __future__ import annotations
 
 import json
-import threading
 import time
 from pathlib import Path
 
-import grpc
+from callers import Callers
 from google.protobuf.message import Message
 
-from loadtest.contract import method_path
 from loadtest.server import ServerProcess
 from services.security import RETRY_POLICY
 
@@ -34,50 +32,11 @@ OPTIONS = [
 ]
 
 
-class _Load:
-    """``clients`` connections calling back to back until stopped; every outcome recorded."""
-
-    def __init__(self, target: str, clients: int, calls: list[tuple[str, bytes]]) -> None:
-        self.codes: dict[grpc.StatusCode, int] = {}
-        self.failures: list[tuple[float, grpc.StatusCode, str]] = []
-        self._lock = threading.Lock()
-        self._stop = threading.Event()
-        self._calls = calls
-        self._threads = [threading.Thread(target=self._run, args=(target, i)) for i in range(clients)]
-        for thread in self._threads:
-            thread.start()
-
-    def _run(self, target: str, index: int) -> None:
-        with grpc.insecure_channel(target, options=OPTIONS) as channel:
-            turn = index
-            while not self._stop.is_set():
-                method, data = self._calls[turn % len(self._calls)]
-                turn += 1
-                try:
-                    channel.unary_unary(method_path(method))(data, timeout=TIMEOUT)
-                    code, details = grpc.StatusCode.OK, ""
-                except grpc.RpcError as error:
-                    code, details = error.code(), error.details() or ""
-                with self._lock:
-                    self.codes[code] = self.codes.get(code, 0) + 1
-                    if code != grpc.StatusCode.OK:
-                        self.failures.append((time.monotonic(), code, details))
-
-    def count(self) -> int:
-        with self._lock:
-            return sum(self.codes.values())
-
-    def stop(self) -> None:
-        self._stop.set()
-        for thread in self._threads:
-            thread.join(TIMEOUT + 10)
-
-
 def test_ten_rolling_restarts_under_load_fail_no_call(tmp_path: Path, valid: dict[str, Message]) -> None:
     calls = [(method, request.SerializeToString()) for method, request in sorted(valid.items())]
     server = ServerProcess(*FLAGS, metrics_dir=tmp_path / "m0")
     port = server.port
-    load = _Load(server.target, CLIENTS, calls)
+    load = Callers(server.target, CLIENTS, calls, options=OPTIONS, timeout=TIMEOUT)
     served: list[int] = []
     try:
         for restart in range(1, RESTARTS + 1):
