@@ -30,9 +30,12 @@ class Problem(StrEnum):
     OUT_OF_RANGE = "OUT_OF_RANGE"
     """A number outside its range (a seat, a level, a score, O)."""
     OUT_OF_ORDER = "OUT_OF_ORDER"
-    """Seats that do not follow the turn order (R4.1, R7.4)."""
+    """Seats that do not follow the turn order (R4.1, R7.4), or a seat listed twice."""
     INCONSISTENT = "INCONSISTENT"
     """Arguments that contradict each other or the ruleset."""
+    MALFORMED = "MALFORMED"
+    """Bytes that do not decode as the field's type (a truncated encoding, bad UTF-8): the service's
+    wire check, never the engine's; here so the two share one list of reasons."""
 
 
 class InvalidArgumentError(ValueError):

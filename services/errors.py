@@ -8,30 +8,12 @@ build statuses themselves; that mapping lives in one place (``services.intercept
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import StrEnum
 
-from rules_core.errors import InvalidArgumentError
+from rules_core.errors import InvalidArgumentError, Problem
 
-
-class Reason(StrEnum):
-    """Machine-readable reason of a field violation (``BadRequest.FieldViolation.reason``)."""
-
-    MISSING = "MISSING"
-    """A required field is unset (an UNSPECIFIED enum, an empty list)."""
-    UNKNOWN_VALUE = "UNKNOWN_VALUE"
-    """An enum number or name the contract does not define (a card, a rank, a ruleset option)."""
-    TOO_MANY_COPIES = "TOO_MANY_COPIES"
-    """A card appears more often than the two decks hold."""
-    BAD_SIZE = "BAD_SIZE"
-    """A hand, play, bottom or list of impossible size."""
-    OUT_OF_RANGE = "OUT_OF_RANGE"
-    """A number outside its range (a seat, a percentage, a multiplier)."""
-    OUT_OF_ORDER = "OUT_OF_ORDER"
-    """Seats that do not follow the turn order, or a seat listed twice."""
-    INCONSISTENT = "INCONSISTENT"
-    """Fields that contradict each other or the ruleset."""
-    MALFORMED = "MALFORMED"
-    """Bytes that do not decode as the field's type: a truncated or corrupt encoding, bad UTF-8."""
+Reason = Problem
+"""Machine-readable reason of a field violation (``BadRequest.FieldViolation.reason``): the engine's
+problems are the service's reasons, one enum, so no engine error can reach a caller unmapped."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,8 +43,8 @@ def invalid(field: str, reason: Reason, description: str) -> InvalidRequestError
 
 def from_engine(error: InvalidArgumentError, prefix: str = "") -> InvalidRequestError:
     """The INVALID_ARGUMENT of a rules_core decision: its argument is already the request field's path
-    (``prefix`` places it under a request field), its problem is one of our reasons by value."""
-    return invalid(error.within(prefix).argument, Reason(error.problem.value), error.message)
+    (``prefix`` places it under a request field), its problem is the reason."""
+    return invalid(error.within(prefix).argument, error.problem, error.message)
 
 
 class DeadlineExceededError(Exception):
