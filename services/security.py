@@ -29,28 +29,6 @@ from grpc_health.v1 import health
 from services import logs
 from services.config import ServerConfig, env_name
 
-RETRY_POLICY: Final = {
-    "methodConfig": [
-        {
-            "name": [{"service": "tractor.rules.v1.RulesService"}],
-            "waitForReady": True,
-            "retryPolicy": {
-                "maxAttempts": 3,
-                "initialBackoff": "0.05s",
-                "maxBackoff": "0.5s",
-                "backoffMultiplier": 2,
-                "retryableStatusCodes": ["UNAVAILABLE", "CANCELLED"],
-            },
-        }
-    ]
-}
-"""The client service config the README recommends: every RulesService RPC is a pure function of its
-request, so retrying UNAVAILABLE (a worker replaced or draining mid-call) is safe and hides it; and
-waiting for a connection, rather than failing fast, rides out a reconnect that lands on a dying worker
-(the channel's reconnect backoff is about a second). CANCELLED is retried too: a server that stops
-cancels the calls that reached its gRPC core in the instant of the stop, before any handler saw them
-(gRPC core's "zombie" calls; no server API avoids it), and an application's own cancel is never
-retried (gRPC stops retrying when the caller cancels). Callers still bound every call with a deadline."""
 OPEN_SERVICES: Final = (f"/{health.SERVICE_NAME}/",)
 """Method prefixes callable without a token: the standard health service (``Check``, ``Watch``)."""
 BEARER: Final = "bearer "

@@ -30,17 +30,17 @@ from google.protobuf.message import Message
 from inproc import SLOW, config, running
 from prometheus_client import CollectorRegistry
 from prometheus_client.multiprocess import MultiProcessCollector
+from tractor.rules.client import SERVICE_CONFIG
+from tractor.rules.v1 import rules_service_pb2_grpc
 
 from loadtest import corpus
 from loadtest.contract import SERVICE, method_path
 from loadtest.server import ROOT, ServerProcess
-from services.security import RETRY_POLICY
-from tractor.rules.v1 import rules_service_pb2_grpc
 
 TIMEOUT = 10.0
 # one connection per channel: spread over the workers
 OPTIONS: list[tuple[str, object]] = [("grpc.use_local_subchannel_pool", 1)]
-RETRY_OPTIONS = [*OPTIONS, ("grpc.service_config", json.dumps(RETRY_POLICY))]
+RETRY_OPTIONS = [*OPTIONS, ("grpc.service_config", json.dumps(SERVICE_CONFIG))]
 RACE_SECONDS = 0.1
 """After a kill, how long a client may still send a call onto the dead connection before it notices."""
 

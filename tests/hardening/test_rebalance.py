@@ -8,7 +8,7 @@ worker the same way, so rotated certificates and tokens are read without droppin
 no deaths: they leave the ``worker_restarts`` budget and ``tractor_rules_worker_restarts_total`` alone,
 never leave fewer workers than configured, and SIGTERM stops the service cleanly in the middle of one.
 
-The clients here use the recommended configuration (``services.security.RETRY_POLICY``), one connection
+The clients here use the recommended configuration (``tractor.rules.client.SERVICE_CONFIG``), one connection
 per channel, calling back to back: not one call may fail.
 """
 
@@ -28,10 +28,10 @@ from pathlib import Path
 import grpc
 from callers import Callers
 from google.protobuf.message import Message
+from tractor.rules.client import SERVICE_CONFIG
 
 from loadtest.contract import method_path
 from loadtest.server import ServerProcess
-from services.security import RETRY_POLICY
 
 CHANNELS = 16
 """Connections: after a GOAWAY each lands on one of two workers, so the chance that none reaches the
@@ -43,7 +43,7 @@ BOUND = 10.0
 FLAGS = ("--workers", "2", "--threads", "4", "--drain-seconds", "0.3", "--grace-seconds", "3")
 OPTIONS: list[tuple[str, object]] = [
     ("grpc.use_local_subchannel_pool", 1),  # one connection per channel
-    ("grpc.service_config", json.dumps(RETRY_POLICY)),
+    ("grpc.service_config", json.dumps(SERVICE_CONFIG)),
 ]
 TOKEN_A = "first-token-0123456789abcdef"
 TOKEN_B = "second-token-fedcba987654321"

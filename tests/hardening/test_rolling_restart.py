@@ -1,5 +1,5 @@
 """A rolling restart loses nothing: clients with the recommended configuration
-(``services.security.RETRY_POLICY``: wait for ready, UNAVAILABLE retried) keep calling while a
+(``tractor.rules.client.SERVICE_CONFIG``: wait for ready, UNAVAILABLE retried) keep calling while a
 two-worker server on one port is stopped with SIGTERM and started again, ten times, as an orchestrator
 restarting it in place would (the next server starts as soon as the old one has let the port go). No
 call fails: calls in flight finish during the grace period, calls that reach a stopping worker are
@@ -15,9 +15,9 @@ from pathlib import Path
 
 from callers import Callers
 from google.protobuf.message import Message
+from tractor.rules.client import SERVICE_CONFIG
 
 from loadtest.server import ServerProcess
-from services.security import RETRY_POLICY
 
 RESTARTS = 10
 CLIENTS = 6
@@ -26,7 +26,7 @@ TIMEOUT = 20.0
 FLAGS = ("--workers", "2", "--threads", "4", "--drain-seconds", "0.3", "--grace-seconds", "3")
 OPTIONS = [
     ("grpc.use_local_subchannel_pool", 1),
-    ("grpc.service_config", json.dumps(RETRY_POLICY)),
+    ("grpc.service_config", json.dumps(SERVICE_CONFIG)),
     ("grpc.initial_reconnect_backoff_ms", 100),
     ("grpc.max_reconnect_backoff_ms", 300),
 ]

@@ -9,10 +9,10 @@ import re
 from dataclasses import fields
 
 import pytest
+from tractor.rules.client import SERVICE_CONFIG
 
 from loadtest.server import ROOT
 from services.config import ENV_ONLY, ServerConfig, env_name
-from services.security import RETRY_POLICY
 
 
 @pytest.mark.parametrize("readme", ["services/README.md", "README.md"])
@@ -25,9 +25,9 @@ def test_every_setting_is_in_the_configuration_table(readme: str) -> None:
 
 
 def test_the_documented_client_config_is_the_one_the_tests_use() -> None:
-    """The retry and wait-for-ready config clients copy from the README is ``RETRY_POLICY``, which the
+    """The retry and wait-for-ready config clients copy from the README is ``SERVICE_CONFIG``, which the
     fault tests prove; a README edited alone would recommend something untested."""
     text = (ROOT / "services/README.md").read_text(encoding="utf-8")
     block = re.search(r"```json\n(\{\"methodConfig\".*?)```", text, re.DOTALL)
     assert block is not None
-    assert json.loads(block.group(1)) == RETRY_POLICY
+    assert json.loads(block.group(1)) == SERVICE_CONFIG

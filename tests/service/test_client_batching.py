@@ -21,7 +21,7 @@ from wire import RPC_TIMEOUT, Live
 from loadtest.corpus import table_scripts
 from services import servicer
 from tractor.rules import client
-from tractor.rules.client import AsyncPlayBatcher, BatchedRpcError, PlayBatcher
+from tractor.rules.client import AsyncPlayBatcher, RulesError, PlayBatcher
 from tractor.rules.v1 import rules_service_pb2 as pb
 from tractor.rules.v1 import rules_service_pb2_grpc
 
@@ -148,7 +148,7 @@ def test_many_asyncio_tasks_get_the_unary_answers_in_far_fewer_calls(
 
 def assert_like_unary(error: object, unary: grpc.RpcError) -> None:
     """The batched caller's error reads exactly as the unary call's: code, details, rich status."""
-    assert isinstance(error, BatchedRpcError) and isinstance(error, grpc.RpcError)
+    assert isinstance(error, RulesError) and isinstance(error, grpc.RpcError)
     assert error.code() is unary.code() is grpc.StatusCode.INVALID_ARGUMENT
     assert error.details() == unary.details()
     assert "items[" not in error.details()

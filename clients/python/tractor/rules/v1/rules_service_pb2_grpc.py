@@ -5,8 +5,10 @@ import warnings
 
 from tractor.rules.v1 import rules_service_pb2 as tractor_dot_rules_dot_v1_dot_rules__service__pb2
 
-GRPC_GENERATED_VERSION = '1.85.1'
+GRPC_GENERATED_VERSION = '1.63.0'
 GRPC_VERSION = grpc.__version__
+EXPECTED_ERROR_RELEASE = '1.65.0'
+SCHEDULED_RELEASE_DATE = 'June 25, 2024'
 _version_not_supported = False
 
 try:
@@ -16,16 +18,19 @@ except ImportError:
     _version_not_supported = True
 
 if _version_not_supported:
-    raise RuntimeError(
+    warnings.warn(
         f'The grpc package installed is at version {GRPC_VERSION},'
-        + ' but the generated code in tractor/rules/v1/rules_service_pb2_grpc.py depends on'
+        + f' but the generated code in tractor/rules/v1/rules_service_pb2_grpc.py depends on'
         + f' grpcio>={GRPC_GENERATED_VERSION}.'
         + f' Please upgrade your grpc module to grpcio>={GRPC_GENERATED_VERSION}'
         + f' or downgrade your generated code using grpcio-tools<={GRPC_VERSION}.'
+        + f' This warning will become an error in {EXPECTED_ERROR_RELEASE},'
+        + f' scheduled for release on {SCHEDULED_RELEASE_DATE}.',
+        RuntimeWarning
     )
 
 
-class RulesServiceStub:
+class RulesServiceStub(object):
     """The rules of Tractor as a stateless service. Rule ids in the comments refer to RULES.md.
     """
 
@@ -92,7 +97,7 @@ class RulesServiceStub:
                 _registered_method=True)
 
 
-class RulesServiceServicer:
+class RulesServiceServicer(object):
     """The rules of Tractor as a stateless service. Rule ids in the comments refer to RULES.md.
     """
 
@@ -236,11 +241,10 @@ def add_RulesServiceServicer_to_server(servicer, server):
     generic_handler = grpc.method_handlers_generic_handler(
             'tractor.rules.v1.RulesService', rpc_method_handlers)
     server.add_generic_rpc_handlers((generic_handler,))
-    server.add_registered_method_handlers('tractor.rules.v1.RulesService', rpc_method_handlers)
 
 
  # This class is part of an EXPERIMENTAL API.
-class RulesService:
+class RulesService(object):
     """The rules of Tractor as a stateless service. Rule ids in the comments refer to RULES.md.
     """
 

@@ -6,7 +6,7 @@ about one play at a time, from many threads or tasks. ``PlayBatcher`` (threads, 
 (``max_wait`` seconds, or ``max_items`` items, whichever comes first) into one ValidatePlays call and
 hand each caller its own answer, as if it had called ValidatePlay itself:
 
-* a malformed request raises, for its caller only, a ``BatchedRpcError`` that reads like the unary
+* a malformed request raises, for its caller only, a ``RulesError`` that reads like the unary
   call's error: INVALID_ARGUMENT, the same details, and the same ``google.rpc.Status`` in the trailing
   metadata (``grpc_status.rpc_status.from_call`` works) with the field paths of the unary request
   (``trick.plays[1].cards[0]``, not ``items[3].trick.plays[1].cards[0]``);
@@ -33,6 +33,7 @@ import grpc
 from google.protobuf import any_pb2
 from google.rpc import error_details_pb2, status_pb2
 
+from tractor.rules.client.errors import BAD_REQUEST, ERROR_INFO, RulesError
 from tractor.rules.v1 import rules_service_pb2 as pb
 
 MAX_BATCH_ITEMS: Final = 100
@@ -40,74 +41,9 @@ MAX_BATCH_ITEMS: Final = 100
 DEFAULT_MAX_WAIT: Final = 0.002
 """How long a call waits for batch-mates by default (seconds): small next to a network round trip."""
 VALIDATE_PLAYS: Final = "/tractor.rules.v1.RulesService/ValidatePlays"
-STATUS_DETAILS_KEY: Final = "grpc-status-details-bin"
-"""Where gRPC carries the rich ``google.rpc.Status`` (what ``grpc_status.rpc_status`` reads)."""
-BAD_REQUEST: Final = error_details_pb2.BadRequest.DESCRIPTOR.full_name
-ERROR_INFO: Final = error_details_pb2.ErrorInfo.DESCRIPTOR.full_name
-
-_CODES: Final = {code.value[0]: code for code in grpc.StatusCode}
-
-
-class BatchedRpcError(grpc.RpcError):  # type: ignore[misc]  # grpc is untyped
-    """The error of one batched call, shaped like the ``grpc.RpcError`` the unary call raises.
-
-    ``code()``, ``details()`` and ``trailing_metadata()`` as on a ``grpc.Call``, so existing error
-    handling (``rpc_status.from_call``) keeps working; ``status`` is the ``google.rpc.Status``, if any.
-    """
-
-    def __init__(
-        self,
-        code: grpc.StatusCode,
-        details: str,
-        trailing_metadata: Sequence[tuple[str, str | bytes]] = (),
-    ) -> None:
-        super().__init__(f"{code.name}: {details}")
-        self._code = code
-        self._details = details
-        self._trailing_metadata = tuple(trailing_metadata)
-
-    @classmethod
-    def from_status(cls, status: status_pb2.Status) -> BatchedRpcError:
-        """The error a unary call ending with ``status`` raises."""
-        code = _CODES.get(status.code, grpc.StatusCode.UNKNOWN)
-        return cls(code, status.message, ((STATUS_DETAILS_KEY, status.SerializeToString()),))
-
-    @classmethod
-    def from_call(cls, error: grpc.RpcError) -> BatchedRpcError:
-        """A copy for one caller of a failed batch call's error (each caller raises its own object)."""
-        code = error.code() if callable(getattr(error, "code", None)) else grpc.StatusCode.UNKNOWN
-        details = error.details() if callable(getattr(error, "details", None)) else str(error)
-        metadata = error.trailing_metadata() if callable(getattr(error, "trailing_metadata", None)) else ()
-        return cls(code or grpc.StatusCode.UNKNOWN, details or "", tuple(metadata or ()))
-
-    def code(self) -> grpc.StatusCode:
-        """The status code, as ``grpc.Call.code()``."""
-        return self._code
-
-    def details(self) -> str:
-        """The status message, as ``grpc.Call.details()``."""
-        return self._details
-
-    def initial_metadata(self) -> tuple[tuple[str, str | bytes], ...]:
-        """No initial metadata is kept (the batch call's is shared by all its callers)."""
-        return ()
-
-    def trailing_metadata(self) -> tuple[tuple[str, str | bytes], ...]:
-        """The trailing metadata, with the rich status under ``grpc-status-details-bin``."""
-        return self._trailing_metadata
-
-    @property
-    def status(self) -> status_pb2.Status | None:
-        """The ``google.rpc.Status`` carried in the trailing metadata, if any."""
-        for key, value in self._trailing_metadata:
-            if key == STATUS_DETAILS_KEY and isinstance(value, bytes):
-                return status_pb2.Status.FromString(value)
-        return None
-
-
-def deadline_exceeded() -> BatchedRpcError:
+def deadline_exceeded() -> RulesError:
     """What gRPC raises for a call past its deadline."""
-    return BatchedRpcError(grpc.StatusCode.DEADLINE_EXCEEDED, "Deadline Exceeded")
+    return RulesError(grpc.StatusCode.DEADLINE_EXCEEDED, "Deadline Exceeded")
 
 
 def unbatched_status(status: status_pb2.Status, index: int) -> status_pb2.Status:
@@ -164,21 +100,21 @@ def _batch_timeout(deadlines: Sequence[float | None], now: float) -> float | Non
 
 def _results(
     response: pb.ValidatePlaysResponse, count: int
-) -> list[pb.ValidatePlayResponse | BatchedRpcError]:
+) -> list[pb.ValidatePlayResponse | RulesError]:
     """Each item's answer or its error, in item order; INTERNAL for all when the answer is malformed."""
     if len(response.results) != count:
         error = f"ValidatePlays answered {len(response.results)} results for {count} items"
-        return [BatchedRpcError(grpc.StatusCode.INTERNAL, error) for _ in range(count)]
-    answers: list[pb.ValidatePlayResponse | BatchedRpcError] = []
+        return [RulesError(grpc.StatusCode.INTERNAL, error) for _ in range(count)]
+    answers: list[pb.ValidatePlayResponse | RulesError] = []
     for index, result in enumerate(response.results):
         kind = result.WhichOneof("result")
         if kind == "response":
             answers.append(result.response)
         elif kind == "error":
-            answers.append(BatchedRpcError.from_status(unbatched_status(result.error, index)))
+            answers.append(RulesError.from_status(unbatched_status(result.error, index)))
         else:
             answers.append(
-                BatchedRpcError(grpc.StatusCode.INTERNAL, f"ValidatePlays left item {index} empty")
+                RulesError(grpc.StatusCode.INTERNAL, f"ValidatePlays left item {index} empty")
             )
     return answers
 
@@ -297,7 +233,7 @@ class PlayBatcher:
             future = self._call.future(request, timeout=timeout)
         except Exception as error:  # a closed channel raises here: fail the callers, keep the flusher
             for item in live:
-                item.answer.set_exception(BatchedRpcError(grpc.StatusCode.UNKNOWN, f"cannot call: {error}"))
+                item.answer.set_exception(RulesError(grpc.StatusCode.UNKNOWN, f"cannot call: {error}"))
             return
         future.add_done_callback(lambda done: self._deliver(live, done))
 
@@ -307,11 +243,11 @@ class PlayBatcher:
         try:
             answers = _results(done.result(), len(items))
         except grpc.RpcError as error:
-            answers = [BatchedRpcError.from_call(error) for _ in items]
+            answers = [RulesError.from_call(error) for _ in items]
         except Exception as error:  # cancelled, or an undecodable answer
-            answers = [BatchedRpcError(grpc.StatusCode.UNKNOWN, repr(error)) for _ in items]
+            answers = [RulesError(grpc.StatusCode.UNKNOWN, repr(error)) for _ in items]
         for item, answer in zip(items, answers, strict=True):
-            if isinstance(answer, BatchedRpcError):
+            if isinstance(answer, RulesError):
                 item.answer.set_exception(answer)
             else:
                 item.answer.set_result(answer)
@@ -410,26 +346,26 @@ class AsyncPlayBatcher:
             task.add_done_callback(self._in_flight.discard)
 
     async def _send(self, items: list[_AsyncItem], timeout: float | None) -> None:
-        answers: list[pb.ValidatePlayResponse | BatchedRpcError]
+        answers: list[pb.ValidatePlayResponse | RulesError]
         try:
             request = pb.ValidatePlaysRequest(items=[item.request for item in items])
             answers = _results(await self._call(request, timeout=timeout), len(items))
         except grpc.RpcError as error:
-            answers = [BatchedRpcError.from_call(error) for _ in items]
+            answers = [RulesError.from_call(error) for _ in items]
         except asyncio.CancelledError:
-            answers = [BatchedRpcError(grpc.StatusCode.CANCELLED, "Locally cancelled") for _ in items]
+            answers = [RulesError(grpc.StatusCode.CANCELLED, "Locally cancelled") for _ in items]
             self._answer(items, answers)
             raise
         except Exception as error:  # an undecodable answer, a closed channel
-            answers = [BatchedRpcError(grpc.StatusCode.UNKNOWN, repr(error)) for _ in items]
+            answers = [RulesError(grpc.StatusCode.UNKNOWN, repr(error)) for _ in items]
         self._answer(items, answers)
 
     @staticmethod
-    def _answer(items: list[_AsyncItem], answers: list[pb.ValidatePlayResponse | BatchedRpcError]) -> None:
+    def _answer(items: list[_AsyncItem], answers: list[pb.ValidatePlayResponse | RulesError]) -> None:
         for item, answer in zip(items, answers, strict=True):
             if item.answer.done():
                 continue  # the caller's deadline passed while the batch was in flight
-            if isinstance(answer, BatchedRpcError):
+            if isinstance(answer, RulesError):
                 item.answer.set_exception(answer)
             else:
                 item.answer.set_result(answer)

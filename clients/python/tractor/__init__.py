@@ -1,0 +1,1 @@
+"""tractor-rules-client: the Python client of the Tractor rules service (``tractor.rules``)."""
