@@ -102,7 +102,7 @@ TEST_DIRS := tests $(patsubst %/,%,$(sort $(dir $(wildcard tests/*/*.py))))
 
 typecheck: $(INSTALLED) $(DEPLOY_INSTALLED)  ## mypy --strict on rules_core, services, loadtest, protos, deploy, tests
 	$(BIN)/mypy rules_core services loadtest protos/generate.py protos/plugins deploy/healthcheck.py deploy/sync_rules.py
-	MYPYPATH=clients/python $(BIN)/mypy -p tractor.rules.client
+	$(BIN)/mypy -p tractor.rules.client
 	for dir in $(TEST_DIRS); do MYPYPATH=tests $(BIN)/mypy $$dir/*.py || exit 1; done
 
 unit: $(INSTALLED) $(GENERATED) deploy-deps node-deps  ## pytest, the whole tests/ tree on 2 processes

@@ -64,6 +64,11 @@ class ServerConfig:
     """One bearer token, from ``TRACTOR_RULES_AUTH_TOKEN`` only (no flag: a flag shows in ``ps``)."""
     max_concurrent_rpcs: int = 1000
     """Calls one worker holds at once, running or queued; beyond it RESOURCE_EXHAUSTED; 0: no limit."""
+    body_first: bool = True
+    """Read a unary call's request body before spending a thread on it, so stalled clients hold none
+    (needs the grpcio whose private API ``services.grpc_private`` was checked on; on any other the
+    server warns and falls back); false: gRPC's plain thread pool, ``max_concurrent_rpcs`` enforced by
+    gRPC itself."""
     max_request_seconds: float = 5.0
     """Server-side ceiling on a call's time in a worker, whatever its deadline: checked on arrival and
     between steps, past it RESOURCE_EXHAUSTED; 0: none."""
@@ -146,6 +151,16 @@ class ServerConfig:
         return bool(self.auth_token or self.auth_token_file)
 
 
+def _boolean(text: str) -> bool:
+    """``true``/``false`` (also ``1``/``0``, ``yes``/``no``, ``on``/``off``), any case."""
+    value = text.strip().lower()
+    if value in {"true", "1", "yes", "on"}:
+        return True
+    if value in {"false", "0", "no", "off"}:
+        return False
+    raise ValueError(f"not a boolean: {text!r}")
+
+
 _PARSERS: Final[dict[str, Callable[[str], Any]]] = {
     "address": str,
     "port": int,
@@ -163,6 +178,7 @@ _PARSERS: Final[dict[str, Callable[[str], Any]]] = {
     "auth_token_file": str,
     "auth_token": str,
     "max_concurrent_rpcs": int,
+    "body_first": _boolean,
     "max_request_seconds": float,
     "worker_restarts": int,
     "max_connection_age_seconds": float,

@@ -18,9 +18,11 @@ call state and no thread. What it keeps track of:
 * a limit on the calls a worker holds (awaiting, queued and running): past it a call is refused at once,
   on the polling thread, with RESOURCE_EXHAUSTED and a ``google.rpc.ErrorInfo`` (``TOO_MANY_CALLS``).
 
-The deferral uses grpc's private ``grpc._server`` helpers of the pinned grpcio (``GRPCIO_VERSION``), with
-the exact semantics of its own ``_unary_request``; any other version, or a call it does not recognise
-(streaming RPCs: health ``Watch``, reflection), goes through the plain pool as before.
+The deferral uses grpc's private server internals, all of them behind ``services.grpc_private`` (checked
+against one grpcio version). On any other version, when turned off (``--body-first false``), or for a
+call it does not recognise (streaming RPCs: reflection), calls go through the plain pool: then nothing
+defers a body and the pool enforces no limit, so the server hands ``limit`` to gRPC's own
+``maximum_concurrent_rpcs`` instead (``create_server``).
 """
 
 from __future__ import annotations
@@ -32,12 +34,8 @@ from collections.abc import Callable
 from concurrent import futures
 from typing import Any, Final
 
-import grpc
+from services import grpc_private, logs
 
-from services import logs
-
-GRPCIO_VERSION: Final = "1.85.1"
-"""The grpcio whose private server internals the deferral was written and tested against."""
 REAP_SECONDS: Final = 0.25
 """How often stalled calls are looked at (only while some are waiting)."""
 
@@ -45,25 +43,6 @@ ARRIVED: Final[contextvars.ContextVar[float]] = contextvars.ContextVar("tractor_
 """``time.monotonic()`` when the call's headers arrived, set in the call's own context before it queues."""
 
 _log = logs.get("dispatch")
-
-try:  # the pinned grpcio's private server API; without it every call takes the plain path
-    from grpc import _server
-    from grpc._cython import cygrpc
-
-    _DEFERRABLE = grpc.__version__ == GRPCIO_VERSION and all(
-        hasattr(_server, name)
-        for name in (
-            "_unary_response_in_pool",
-            "_receive_message",
-            "_is_rpc_state_active",
-            "_abort",
-            "_RECEIVE_MESSAGE_TOKEN",
-            "_CLOSED",
-            "_EMPTY_FLAGS",
-        )
-    )
-except ImportError:  # pragma: no cover - grpcio always ships both
-    _DEFERRABLE = False
 
 Rejection = Callable[[], tuple[Any, bytes]]
 """Returns (trailing metadata with the rich status, details) for a call refused for the limit."""
@@ -86,6 +65,7 @@ class BodyFirstPool(futures.ThreadPoolExecutor):
         reject: Rejection | None = None,
         report: Callable[[int], None] | None = None,
         thread_name_prefix: str = "rpc",
+        defer: bool = True,
     ) -> None:
         super().__init__(max_workers=max_workers, thread_name_prefix=thread_name_prefix)
         self._limit = limit
@@ -99,13 +79,17 @@ class BodyFirstPool(futures.ThreadPoolExecutor):
         """Calls received or queued or running (awaiting ones included)."""
         self._reaper: threading.Thread | None = None
         self._wake = threading.Event()
-        self.deferrable = _DEFERRABLE
+        supported, self.why_not = grpc_private.available()
+        self.deferrable = defer and supported
+        """Whether bodies are read before a thread is spent (else the plain pool, no limit enforced)."""
+        if not defer:
+            self.why_not = "turned off (--body-first false)"
 
     def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> futures.Future[Any]:
         """gRPC's ``submit(context.run, _unary_response_in_pool, rpc_event, state, ...)``: deferred until
         the body is there; anything else runs as submitted."""
         arrived = time.monotonic()
-        if not (self.deferrable and not kwargs and _reads_one_request(args)):
+        if not (self.deferrable and not kwargs and grpc_private.reads_one_request(args)):
             return self._count(super().submit(fn, *args, **kwargs))
         job, rpc_event, state, behavior, _wait_for_body, deserializer, serializer = args
         state.context.run(ARRIVED.set, arrived)
@@ -119,11 +103,11 @@ class BodyFirstPool(futures.ThreadPoolExecutor):
             self._refuse(rpc_event, state)
             done.set_result(None)
             return done
-        receive = _server._receive_message(state, rpc_event.call, deserializer)
+        receive = grpc_private.receiver(state, rpc_event, deserializer)
         key = id(state)
 
         def take() -> Any:
-            return _take_request(rpc_event, state)
+            return grpc_private.take_request(rpc_event, state)
 
         def received(event: Any) -> Any:
             """The body (or the end of the stream) arrived: now the call gets a thread."""
@@ -140,15 +124,13 @@ class BodyFirstPool(futures.ThreadPoolExecutor):
             return outcome
 
         with state.condition:
-            if not _server._is_rpc_state_active(state):
-                self._release(done)
-                return done
             with self._lock:
                 self._awaiting[key] = (arrived, rpc_event.call)
-            rpc_event.call.start_server_batch(
-                (cygrpc.ReceiveMessageOperation(_server._EMPTY_FLAGS),), received
-            )
-            state.due.add(_server._RECEIVE_MESSAGE_TOKEN)
+            started = grpc_private.start_receive(state, rpc_event, received)
+        if not started:
+            self._arrived(key)
+            self._release(done)
+            return done
         self._watch()
         return done
 
@@ -171,9 +153,7 @@ class BodyFirstPool(futures.ThreadPoolExecutor):
     def _refuse(self, rpc_event: Any, state: Any) -> None:
         """RESOURCE_EXHAUSTED at once, from the polling thread, with the rich status in the trailers."""
         trailing, details = self._reject() if self._reject else ((), b"too many calls")
-        with state.condition:
-            state.trailing_metadata = trailing
-            _server._abort(state, rpc_event.call, cygrpc.StatusCode.resource_exhausted, details)
+        grpc_private.refuse(state, rpc_event, trailing, details)
 
     def _watch(self) -> None:
         """Start the reaper of stalled calls once, when it has something to watch."""
@@ -201,7 +181,7 @@ class BodyFirstPool(futures.ThreadPoolExecutor):
             if self._report:
                 self._report(waiting)
             for call in stale:
-                call.cancel(cygrpc.StatusCode.cancelled, "the request body did not arrive in time")
+                grpc_private.cancel(call, "the request body did not arrive in time")
             if stale:
                 logs.throttled(
                     _log,
@@ -213,29 +193,3 @@ class BodyFirstPool(futures.ThreadPoolExecutor):
 
 
 _THROTTLE: Final = logs.Throttle()
-
-
-def _reads_one_request(args: tuple[Any, ...]) -> bool:
-    """Whether gRPC submitted a call whose request is one message it would wait for in the pool thread:
-    a unary-unary call, or a unary-stream one (health ``Watch``), whose argument is ``_unary_request``."""
-    if len(args) != 7:
-        return False
-    job, thunk = args[0], args[4]
-    if job is _server._unary_response_in_pool:
-        return True
-    return job is _server._stream_response_in_pool and getattr(thunk, "__qualname__", "").startswith(
-        "_unary_request."
-    )
-
-
-def _take_request(rpc_event: Any, state: Any) -> Any:
-    """The request once the receive completed: what grpc's own ``_unary_request`` returns after its wait
-    (None, after answering UNIMPLEMENTED, for a stream that ended without a message)."""
-    with state.condition:
-        if state.request is None:
-            if state.client is _server._CLOSED:
-                details = f'"{rpc_event.call_details.method.decode()}" requires exactly one request message.'
-                _server._abort(state, rpc_event.call, cygrpc.StatusCode.unimplemented, details.encode())
-            return None
-        request, state.request = state.request, None
-        return request

@@ -128,6 +128,14 @@ class Metrics:
             registry=registry,
             multiprocess_mode="livesum",
         )
+        self.body_first = Gauge(
+            "tractor_rules_body_first_deferral",
+            "1 when every live worker reads a call's request body before it spends a thread on it (stalled "
+            "clients hold no thread); 0 when a worker cannot (grpcio other than the version its private "
+            "API was checked on, or --body-first false): then gRPC's maximum_concurrent_rpcs limits calls.",
+            registry=registry,
+            multiprocess_mode="livemin",
+        )
         self.busy = Counter(
             "tractor_rules_worker_busy_seconds",
             "Seconds this worker process has spent in unary handlers, summed over its concurrent calls, one "

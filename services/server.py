@@ -102,7 +102,8 @@ def create_server(
     address cannot be bound, ValueError when a certificate or token file cannot be used.
 
     The error interceptor is the outer one, so refused calls (UNAUTHENTICATED) are counted too; gRPC
-    itself answers RESOURCE_EXHAUSTED past ``max_concurrent_rpcs`` calls and for oversized messages.
+    itself answers RESOURCE_EXHAUSTED for oversized messages. Past ``max_concurrent_rpcs`` calls the pool
+    refuses a call, or gRPC does when the body-first deferral is off (``gate``).
     """
     metrics = Metrics(registry)
     credentials = security.server_credentials(config)
@@ -112,7 +113,15 @@ def create_server(
         body_timeout=config.max_request_seconds,
         reject=overload_trailers,
         report=metrics.awaiting_body.set,
+        defer=config.body_first,
     )
+    metrics.body_first.set(int(executor.deferrable))
+    if not executor.deferrable:
+        _log.warning(
+            "body-first deferral off: a stalled client holds a thread; gRPC's maximum_concurrent_rpcs "
+            "limits calls",
+            extra={"why": executor.why_not, "max_concurrent_rpcs": config.max_concurrent_rpcs},
+        )
     prestart(executor, config.threads)
     server = grpc.server(
         executor,
@@ -121,7 +130,7 @@ def create_server(
             *security.interceptors(config),
         ],
         options=transport.grpc_options(config),
-        maximum_concurrent_rpcs=None,  # the pool's limit, which answers with an ErrorInfo
+        maximum_concurrent_rpcs=gate(executor, config.max_concurrent_rpcs),
     )
     rules_service_pb2_grpc.add_RulesServiceServicer_to_server(RulesServicer(metrics), server)
     health_servicer = health_servicer or new_health()
@@ -131,6 +140,16 @@ def create_server(
     reflection.enable_server_reflection(SERVICE_NAMES, server)
     add_reflection_v1(server)
     return server, add_port(server, bind_target(config.address, config.port), credentials)
+
+
+def gate(executor: BodyFirstPool, limit: int) -> int | None:
+    """gRPC's own ``maximum_concurrent_rpcs``: none while the pool enforces ``limit`` (its refusal carries
+    an ErrorInfo), ``limit`` when the pool cannot (the deferral is off), so the limit always holds.
+
+    >>> gate(BodyFirstPool(1, defer=False), 5), gate(BodyFirstPool(1, defer=False), 0)
+    (5, None)
+    """
+    return None if executor.deferrable else (limit or None)
 
 
 def add_reflection_v1(server: Any) -> None:
@@ -201,8 +220,13 @@ def create_health_server(config: ServerConfig, health_servicer: health.HealthSer
         body_timeout=config.max_request_seconds or WATCH_BODY_SECONDS,
         reject=overload_trailers,
         thread_name_prefix="health",
+        defer=config.body_first,
     )
-    server = grpc.server(executor, options=transport.grpc_options(config), maximum_concurrent_rpcs=None)
+    server = grpc.server(
+        executor,
+        options=transport.grpc_options(config),
+        maximum_concurrent_rpcs=gate(executor, HEALTH_MAX_CALLS),
+    )
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     return server, add_port(server, bind_target(config.address, config.health_port))
 

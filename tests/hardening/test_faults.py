@@ -30,12 +30,12 @@ from google.protobuf.message import Message
 from inproc import SLOW, config, running
 from prometheus_client import CollectorRegistry
 from prometheus_client.multiprocess import MultiProcessCollector
-from tractor.rules.client import SERVICE_CONFIG
-from tractor.rules.v1 import rules_service_pb2_grpc
 
 from loadtest import corpus
 from loadtest.contract import SERVICE, method_path
 from loadtest.server import ROOT, ServerProcess
+from tractor.rules.client import SERVICE_CONFIG
+from tractor.rules.v1 import rules_service_pb2_grpc
 
 TIMEOUT = 10.0
 # one connection per channel: spread over the workers

@@ -17,13 +17,13 @@ from google.protobuf.message import Message
 from google.rpc import error_details_pb2, status_pb2
 from grpc_status import rpc_status
 from inproc import SLOW, Running, config, running
-from tractor.rules.v1 import rules_service_pb2 as pb
-from tractor.rules.v1 import rules_service_pb2_grpc, types_pb2
 
 from loadtest.hardening.judge import STATUS_DETAILS, Outcome
 from services import logs
 from services.convert import MAX_CARDS
 from services.interceptor import TOO_MANY_CALLS, WORK_CEILING
+from tractor.rules.v1 import rules_service_pb2 as pb
+from tractor.rules.v1 import rules_service_pb2_grpc, types_pb2
 
 TIMEOUT = 10.0
 

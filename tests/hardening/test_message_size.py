@@ -19,8 +19,6 @@ import grpc
 import pytest
 from google.protobuf.message import Message
 from inproc import config, running
-from tractor.rules.v1 import rules_service_pb2 as pb
-from tractor.rules.v1 import rules_service_pb2_grpc
 
 from loadtest import corpus
 from loadtest.contract import method_path
@@ -28,6 +26,8 @@ from loadtest.server import ServerProcess, rss_kib
 from services.config import MAX_MESSAGE_BYTES, ServerConfig
 from services.servicer import MAX_BATCH_ITEMS
 from services.sizes import BOUNDS, default_max_message_bytes, largest_requests, maximal_request
+from tractor.rules.v1 import rules_service_pb2 as pb
+from tractor.rules.v1 import rules_service_pb2_grpc
 
 TIMEOUT = 10.0
 FLOOD_SECONDS = 5.0

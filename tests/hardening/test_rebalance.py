@@ -28,10 +28,10 @@ from pathlib import Path
 import grpc
 from callers import Callers
 from google.protobuf.message import Message
-from tractor.rules.client import SERVICE_CONFIG
 
 from loadtest.contract import method_path
 from loadtest.server import ServerProcess
+from tractor.rules.client import SERVICE_CONFIG
 
 CHANNELS = 16
 """Connections: after a GOAWAY each lands on one of two workers, so the chance that none reaches the

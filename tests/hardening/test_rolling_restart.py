@@ -15,9 +15,9 @@ from pathlib import Path
 
 from callers import Callers
 from google.protobuf.message import Message
-from tractor.rules.client import SERVICE_CONFIG
 
 from loadtest.server import ServerProcess
+from tractor.rules.client import SERVICE_CONFIG
 
 RESTARTS = 10
 CLIENTS = 6

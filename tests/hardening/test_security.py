@@ -18,11 +18,11 @@ from google.protobuf.message import Message
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 from inproc import Running, config, running
-from tractor.rules.v1 import rules_service_pb2_grpc
 
 from loadtest.server import ServerProcess, run_serve
 from services import config as config_module
 from services import security
+from tractor.rules.v1 import rules_service_pb2_grpc
 
 TIMEOUT = 10.0
 NAME_OVERRIDE = [("grpc.ssl_target_name_override", tlscerts.SERVER_NAME)]

@@ -9,10 +9,10 @@ import re
 from dataclasses import fields
 
 import pytest
-from tractor.rules.client import SERVICE_CONFIG
 
 from loadtest.server import ROOT
 from services.config import ENV_ONLY, ServerConfig, env_name
+from tractor.rules.client import SERVICE_CONFIG
 
 
 @pytest.mark.parametrize("readme", ["services/README.md", "README.md"])

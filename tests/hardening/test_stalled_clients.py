@@ -15,13 +15,13 @@ from typing import Any
 
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
-from tractor.rules.v1 import rules_service_pb2 as pb
-from tractor.rules.v1 import rules_service_pb2_grpc
 
 from loadtest import corpus
 from loadtest.hardening.pytest_plugin import PROPERTY
 from loadtest.server import ServerProcess
 from loadtest.stall import Stall
+from tractor.rules.v1 import rules_service_pb2 as pb
+from tractor.rules.v1 import rules_service_pb2_grpc
 
 CONNECTIONS = 8
 STREAMS = 32

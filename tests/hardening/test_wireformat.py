@@ -7,11 +7,11 @@ import grpc
 import pytest
 from google.protobuf.message import DecodeError, Message
 from inproc import config, running
-from tractor.rules.v1 import rules_service_pb2 as pb
 
 from loadtest.hardening.judge import Outcome
 from loadtest.protowire import delimited, varint
 from services.wireformat import MAX_DEPTH, locate
+from tractor.rules.v1 import rules_service_pb2 as pb
 
 PLAY = delimited(2, b"\x08\x01" + delimited(2, b"\x05\x06"))  # SeatCards(seat=1, cards=[5, 6])
 

@@ -21,7 +21,7 @@ from wire import RPC_TIMEOUT, Live
 from loadtest.corpus import table_scripts
 from services import servicer
 from tractor.rules import client
-from tractor.rules.client import AsyncPlayBatcher, RulesError, PlayBatcher
+from tractor.rules.client import AsyncPlayBatcher, PlayBatcher, RulesError
 from tractor.rules.v1 import rules_service_pb2 as pb
 from tractor.rules.v1 import rules_service_pb2_grpc
 

@@ -41,6 +41,8 @@ MAX_BATCH_ITEMS: Final = 100
 DEFAULT_MAX_WAIT: Final = 0.002
 """How long a call waits for batch-mates by default (seconds): small next to a network round trip."""
 VALIDATE_PLAYS: Final = "/tractor.rules.v1.RulesService/ValidatePlays"
+
+
 def deadline_exceeded() -> RulesError:
     """What gRPC raises for a call past its deadline."""
     return RulesError(grpc.StatusCode.DEADLINE_EXCEEDED, "Deadline Exceeded")
@@ -98,9 +100,7 @@ def _batch_timeout(deadlines: Sequence[float | None], now: float) -> float | Non
     return max(d for d in deadlines if d is not None) - now
 
 
-def _results(
-    response: pb.ValidatePlaysResponse, count: int
-) -> list[pb.ValidatePlayResponse | RulesError]:
+def _results(response: pb.ValidatePlaysResponse, count: int) -> list[pb.ValidatePlayResponse | RulesError]:
     """Each item's answer or its error, in item order; INTERNAL for all when the answer is malformed."""
     if len(response.results) != count:
         error = f"ValidatePlays answered {len(response.results)} results for {count} items"
@@ -113,9 +113,7 @@ def _results(
         elif kind == "error":
             answers.append(RulesError.from_status(unbatched_status(result.error, index)))
         else:
-            answers.append(
-                RulesError(grpc.StatusCode.INTERNAL, f"ValidatePlays left item {index} empty")
-            )
+            answers.append(RulesError(grpc.StatusCode.INTERNAL, f"ValidatePlays left item {index} empty"))
     return answers
 
 

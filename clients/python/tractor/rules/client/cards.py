@@ -16,7 +16,7 @@ True
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Final
+from typing import Final, TypeAlias
 
 from tractor.rules.v1 import types_pb2
 
@@ -24,11 +24,11 @@ PREFIX: Final = "CARD_"
 SEATS: Final = 4
 """Seats 0..3 in playing order; partners sit opposite (0 and 2, 1 and 3)."""
 
-Card = types_pb2.Card.ValueType
+Card: TypeAlias = types_pb2.Card.ValueType
 _BY_NAME: Final[dict[str, Card]] = {
-    name.removeprefix(PREFIX): types_pb2.Card.Value(name)
-    for name in types_pb2.Card.keys()
-    if name != "CARD_UNSPECIFIED"
+    value.name.removeprefix(PREFIX): types_pb2.Card.ValueType(value.number)
+    for value in types_pb2.Card.DESCRIPTOR.values
+    if value.number
 }
 
 
