@@ -87,7 +87,7 @@ proto-baseline: $(INSTALLED)  ## after an intended contract change: make the cur
 	$(BIN)/buf build --exclude-source-info -o $(PROTO_BASELINE)
 
 demo: $(RUNTIME_INSTALLED)  ## play one seeded hand through rules_core and print it
-	$(BIN)/python examples/play_hand.py --seed 7
+	$(BIN)/tractor-rules demo --seed 7
 
 test: lint typecheck unit  ## the whole suite: ruff, mypy --strict, pytest
 

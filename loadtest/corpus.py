@@ -63,6 +63,7 @@ from rules_core.throw import check_lead
 from rules_core.trick import TrickResult, resolve_trick
 from rules_core.trump import TRUMP, TrumpContext, trump_context
 from rules_core.verdicts import Illegal, Legal, Violation
+from services.convert import cards_out
 from tractor.rules.v1 import rules_service_pb2 as pb
 from tractor.rules.v1 import types_pb2 as t
 
@@ -137,11 +138,6 @@ EVERY_RPC: Final = Mix(forced_quit_rate=1.0, turns_every=3, batches=True)
 # wire values
 
 
-def cards(faces: Sequence[int]) -> list[t.Card.ValueType]:
-    """Faces as ``Card`` enum numbers (face + 1)."""
-    return [t.Card.ValueType(face + 1) for face in faces]
-
-
 def rank(level: int) -> t.Rank.ValueType:
     """A level (2..14) as its ``Rank`` enum number, which is the same number."""
     return t.Rank.ValueType(level)
@@ -164,7 +160,7 @@ def contract(bidding: Bidding) -> int:
 
 def seat_cards(hands: dict[int, Hand]) -> list[t.SeatCards]:
     """Hands by seat as ``SeatCards``."""
-    return [t.SeatCards(seat=seat, cards=cards(faces_of(hand))) for seat, hand in sorted(hands.items())]
+    return [t.SeatCards(seat=seat, cards=cards_out(faces_of(hand))) for seat, hand in sorted(hands.items())]
 
 
 def play_expect(verdict: Legal | Illegal) -> dict[str, Any]:
@@ -175,7 +171,7 @@ def play_expect(verdict: Legal | Illegal) -> dict[str, Any]:
     if verdict.throw is not None:
         succeeded = verdict.throw.succeeded
         expect["throw_outcome.result"] = t.THROW_RESULT_SUCCEEDED if succeeded else t.THROW_RESULT_FAILED
-        expect["throw_outcome.led~"] = cards(verdict.throw.led)
+        expect["throw_outcome.led~"] = cards_out(verdict.throw.led)
     return expect
 
 
@@ -364,7 +360,7 @@ class HandScript:
             message = pb.ValidateDeclarationRequest(
                 ruleset=self.ruleset(),
                 level=rank(record.level),
-                declarations=[pb.Declaration(seat=d.seat, cards=cards(d.cards)) for d in sequence],
+                declarations=[pb.Declaration(seat=d.seat, cards=cards_out(d.cards)) for d in sequence],
                 first_hand=record.first_hand,
                 first_seated=record.first_seated,
             )
@@ -425,7 +421,7 @@ class HandScript:
             elif result.reason is not None:
                 expect["violation"] = violation(result.reason)
             request = pb.ValidateBuryRequest(
-                ruleset=self.ruleset(), hand=cards(faces_of(hand33)), bury=cards(bury)
+                ruleset=self.ruleset(), hand=cards_out(faces_of(hand33)), bury=cards_out(bury)
             )
             self.add("ValidateBury", request, expect)
 
@@ -456,8 +452,8 @@ class HandScript:
                 request = pb.ValidatePlayRequest(
                     **base,
                     seat=leader,
-                    hand=cards(faces_of(hands[leader])),
-                    cards=cards(lead),
+                    hand=cards_out(faces_of(hands[leader])),
+                    cards=cards_out(lead),
                     trick=pb.Trick(leader=leader),
                     other_hands=seat_cards(others),
                 )
@@ -468,7 +464,7 @@ class HandScript:
                 so_far = pb.Trick(
                     leader=leader,
                     plays=[
-                        t.SeatCards(seat=(leader + i) % PLAYERS, cards=cards(trick.plays[i]))
+                        t.SeatCards(seat=(leader + i) % PLAYERS, cards=cards_out(trick.plays[i]))
                         for i in range(offset)
                     ],
                 )
@@ -486,8 +482,8 @@ class HandScript:
                     request = pb.ValidatePlayRequest(
                         **base,
                         seat=seat,
-                        hand=cards(faces_of(hands[seat])),
-                        cards=cards(cards_played),
+                        hand=cards_out(faces_of(hands[seat])),
+                        cards=cards_out(cards_played),
                         trick=so_far,
                     )
                     self.add("ValidatePlay", request, play_expect(verdict))
@@ -501,11 +497,11 @@ class HandScript:
                 **base,
                 leader=leader,
                 plays=[
-                    t.SeatCards(seat=(leader + i) % PLAYERS, cards=cards(play))
+                    t.SeatCards(seat=(leader + i) % PLAYERS, cards=cards_out(play))
                     for i, play in enumerate(trick.plays)
                 ],
                 last_trick=last,
-                bottom=cards(record.buried) if last else [],
+                bottom=cards_out(record.buried) if last else [],
                 dealer=dealer,
             )
             if checked:
@@ -517,7 +513,7 @@ class HandScript:
 
     def turn(self, base: dict[str, Any], seat: int, hand: Hand, trick: pb.Trick) -> None:
         """ListLegalPlays and SuggestPlay for ``seat`` to play into ``trick`` (a frontend's hints)."""
-        position: dict[str, Any] = {**base, "seat": seat, "hand": cards(faces_of(hand)), "trick": trick}
+        position: dict[str, Any] = {**base, "seat": seat, "hand": cards_out(faces_of(hand)), "trick": trick}
         self.add("ListLegalPlays", pb.ListLegalPlaysRequest(**position, max_plays=50), {})
         self.add("SuggestPlay", pb.SuggestPlayRequest(**position), {})
 
@@ -604,15 +600,15 @@ class HandScript:
             balance=balance,
             level=rank(record.level),
             contract=CONTRACTS[ctx.trump],
-            dealer_hand=cards(faces_of(hand33)),
-            bottom=cards(record.bottom),
+            dealer_hand=cards_out(faces_of(hand33)),
+            bottom=cards_out(record.bottom),
         )
         expect = {
             "penalty": result.penalty,
             "deducted": result.deducted,
             "capped": result.capped,
             "disconnects": result.disconnects,
-            "auto_bury~": cards(buried),
+            "auto_bury~": cards_out(buried),
             "auto_lead": auto_lead(ctx, hand25) + 1,
         }
         self.add("CalculatePenalty", request, expect)
@@ -675,18 +671,18 @@ class HandScript:
             level=rank(record.level),
             attacker_level=rank(record.attacker_level),
             hands=seat_cards(dict(enumerate(record.deal))),
-            bottom=cards(record.bottom),
-            declarations=[pb.Declaration(seat=d.seat, cards=cards(d.cards)) for d in record.declarations],
+            bottom=cards_out(record.bottom),
+            declarations=[pb.Declaration(seat=d.seat, cards=cards_out(d.cards)) for d in record.declarations],
             first_hand=record.first_hand,
             first_seated=record.first_seated,
-            buried=cards(record.buried),
+            buried=cards_out(record.buried),
             tricks=[
                 pb.RecordedTrick(
                     plays=[
-                        t.SeatCards(seat=(leader + i) % PLAYERS, cards=cards(play))
+                        t.SeatCards(seat=(leader + i) % PLAYERS, cards=cards_out(play))
                         for i, play in enumerate(trick.plays)
                     ],
-                    attempted_lead=cards(trick.attempted),
+                    attempted_lead=cards_out(trick.attempted),
                 )
                 for trick, leader in zip(
                     record.tricks, [audit.dealer] + [r.winner for r in audit.tricks], strict=False
@@ -784,8 +780,8 @@ def stress_script(seed: int, preset: str) -> Script:
     request = pb.ValidatePlayRequest(
         **base,
         seat=leader,
-        hand=cards(faces_of(counts[leader])),
-        cards=cards(lead),
+        hand=cards_out(faces_of(counts[leader])),
+        cards=cards_out(lead),
         trick=pb.Trick(leader=leader),
         other_hands=seat_cards(others),
     )
@@ -796,7 +792,7 @@ def stress_script(seed: int, preset: str) -> Script:
         seat = (leader + offset) % PLAYERS
         trick = pb.Trick(
             leader=leader,
-            plays=[t.SeatCards(seat=(leader + i) % PLAYERS, cards=cards(p)) for i, p in enumerate(plays)],
+            plays=[t.SeatCards(seat=(leader + i) % PLAYERS, cards=cards_out(p)) for i, p in enumerate(plays)],
         )
         options = legal_plays(ctx, hand=counts[seat], lead=lead, limit=50).plays
         play = tuple(sorted(rng.choice(options)))
@@ -807,7 +803,11 @@ def stress_script(seed: int, preset: str) -> Script:
         for attempt in attempts:
             follow = check_follow(ctx, hand=counts[seat], lead=lead, play=attempt)
             request = pb.ValidatePlayRequest(
-                **base, seat=seat, hand=cards(faces_of(counts[seat])), cards=cards(attempt), trick=trick
+                **base,
+                seat=seat,
+                hand=cards_out(faces_of(counts[seat])),
+                cards=cards_out(attempt),
+                trick=trick,
             )
             calls.append(
                 Call("ValidatePlay", request.SerializeToString(deterministic=True), play_expect(follow))
@@ -817,7 +817,7 @@ def stress_script(seed: int, preset: str) -> Script:
     resolve = pb.ResolveTrickRequest(
         **base,
         leader=leader,
-        plays=[t.SeatCards(seat=(leader + i) % PLAYERS, cards=cards(p)) for i, p in enumerate(plays)],
+        plays=[t.SeatCards(seat=(leader + i) % PLAYERS, cards=cards_out(p)) for i, p in enumerate(plays)],
         hands=seat_cards(counts),
         dealer=rng.randrange(PLAYERS),
     )

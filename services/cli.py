@@ -26,7 +26,7 @@ if not os.environ.get(GRPC_VERBOSITY_ENV):
     os.environ[GRPC_VERBOSITY_ENV] = "NONE"
 
 from services import config as config_module  # noqa: E402  # after GRPC_VERBOSITY: see above
-from services import logs, security  # noqa: E402
+from services import demo, logs, security  # noqa: E402
 
 MULTIPROC_ENV: Final = "PROMETHEUS_MULTIPROC_DIR"
 
@@ -71,12 +71,16 @@ def build_parser() -> argparse.ArgumentParser:
     # no abbreviations: "--auth-token SECRET" must not be taken for "--auth-token-file SECRET"
     serve_parser = commands.add_parser("serve", help="serve the gRPC rules service", allow_abbrev=False)
     config_module.add_arguments(serve_parser)
+    demo_parser = commands.add_parser("demo", help="play one seeded hand through the engine and print it")
+    demo.add_arguments(demo_parser)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``tractor-rules`` console script."""
     args = build_parser().parse_args(argv)
+    if args.command == "demo":
+        return demo.main(args)
     try:
         config = config_module.load(args)
         security.check(config)  # unreadable certificates or tokens: a clean exit 2, before any fork

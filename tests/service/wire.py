@@ -18,6 +18,7 @@ from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 from prometheus_client import CollectorRegistry
 
+from tractor.rules.client.cards import names as card_names
 from tractor.rules.v1 import types_pb2
 
 M = TypeVar("M", bound=Message)
@@ -42,11 +43,8 @@ def names(text: str | Iterable[str]) -> list[str]:
 
 def notation(values: Iterable[int]) -> list[str]:
     """Card enum numbers back to RULES.md notation (SJack for the jack of spades)."""
-    result = []
-    for value in values:
-        name = types_pb2.Card.Name(types_pb2.Card.ValueType(value)).removeprefix("CARD_")
-        result.append("SJack" if name == "SJACK" else name)
-    return result
+    names = card_names(map(types_pb2.Card.ValueType, values))
+    return ["SJack" if name == "SJACK" else name for name in names]
 
 
 def multiset(values: Iterable[int]) -> Counter[str]:
