@@ -95,6 +95,15 @@ def load_replies(path: Path) -> dict[tuple[str, bytes], bytes]:
     return replies
 
 
+def save_replies(calls: Sequence[Call], replies: Sequence[bytes], path: Path) -> Path:
+    """Write what ``load_replies`` reads: each call's method, request and the service's reply."""
+    with path.open("w", encoding="utf-8") as out:
+        for call, reply in zip(calls, replies, strict=True):
+            row = [call.method, base64.b64encode(call.request).decode(), base64.b64encode(reply).decode()]
+            out.write(json.dumps(row) + "\n")
+    return path
+
+
 def echo_handlers(replies: dict[tuple[str, bytes], bytes], *, stack: bool) -> Any:
     """The generic handler answering every RulesService method from ``replies``."""
     parsed = {key: RESPONSES[key[0]].FromString(reply) for key, reply in replies.items()} if stack else {}
@@ -378,11 +387,7 @@ async def bench(args: argparse.Namespace) -> int:
         targets[0].client = Client(service.target, args.channels)
         replies, mismatches = await warm_up(targets[0].client, calls, args.concurrency)
         print(f"warm-up: {len(calls)} calls checked against the corpus, {mismatches} wrong verdicts")
-        replies_path = Path(tmp) / "replies.jsonl"
-        with replies_path.open("w", encoding="utf-8") as out:
-            for call, reply in zip(calls, replies, strict=True):
-                row = [call.method, base64.b64encode(call.request).decode(), base64.b64encode(reply).decode()]
-                out.write(json.dumps(row) + "\n")
+        replies_path = save_replies(calls, replies, Path(tmp) / "replies.jsonl")
         for rung in rungs.values():
             rung.load(replies_path)
         targets[1].client = Client(rungs["echo"].target, args.channels)

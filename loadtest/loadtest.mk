@@ -14,12 +14,13 @@ LOADTEST_DISTRIBUTED_WORKERS ?= 2
 LOADTEST_ARGS ?=
 BENCH_ARGS ?=
 BENCH_BATCHING_ARGS ?=
+CAPACITY_ARGS ?=
 
 LOADTEST_INSTALLED := $(dir $(BIN)).installed-loadtest
 LOADTEST_PY := PYTHONPATH=$(CURDIR) $(BIN)/python
 CORPUS_FILES := loadtest/corpus/000.jsonl.gz loadtest/corpus/003.jsonl.gz loadtest/corpus/stress.jsonl.gz
 
-.PHONY: corpus loadtest loadtest-smoke bench bench-batching loadtest-distributed bench-core bench-servicer
+.PHONY: corpus loadtest loadtest-smoke bench bench-batching capacity loadtest-distributed bench-core bench-servicer
 
 $(LOADTEST_INSTALLED): pyproject.toml | $(INSTALLED)
 	$(BIN)/pip install -q --disable-pip-version-check -e . --group loadtest
@@ -46,6 +47,9 @@ bench-batching: $(INSTALLED) $(LOADTEST_INSTALLED) $(GENERATED)  ## ValidatePlay
 
 loadtest-distributed: $(INSTALLED) $(LOADTEST_INSTALLED) $(CORPUS_FILES) $(GENERATED)  ## Locust master + workers on this machine
 	loadtest/distributed.sh local $(LOADTEST_DISTRIBUTED_WORKERS) --time $(LOADTEST_TIME) $(LOADTEST_ARGS)
+
+capacity: $(INSTALLED) $(LOADTEST_INSTALLED) $(CORPUS_FILES) $(GENERATED)  ## latency vs load curve, unary/batched/echo: CSV, PNG and the knee (about 3 min)
+	$(LOADTEST_PY) -m loadtest.capacity $(CAPACITY_ARGS)
 
 bench-core: $(INSTALLED)  ## rules_core speed: medians against targets
 	$(BIN)/python -m loadtest.bench_core
