@@ -14,9 +14,18 @@ import { parseArgs } from "node:util";
 
 import { createRegistry, fromJson, toJson } from "@bufbuild/protobuf";
 import type { DescMessage, JsonValue } from "@bufbuild/protobuf";
-import { RulesError, RulesService, createClient, file_tractor_rules_v1_rules_service } from "@tractor-rules/client";
+import {
+  RulesError,
+  RulesService,
+  createClient,
+  file_tractor_rules_v1_rules_service,
+} from "@tractor-rules/client";
 import type { RulesClient, UnaryMethod } from "@tractor-rules/client";
-import { StatusSchema, file_google_rpc_error_details, file_google_rpc_status } from "@tractor-rules/client/google/rpc";
+import {
+  StatusSchema,
+  file_google_rpc_error_details,
+  file_google_rpc_status,
+} from "@tractor-rules/client/google/rpc";
 
 /** Every type a golden may name, the Any details (`@type`) of a google.rpc.Status included. */
 const registry = createRegistry(
@@ -73,7 +82,8 @@ function difference(expected: unknown, actual: unknown, path = "$"): string | un
 /** Call one unary method; its response or its rich error (RulesError.status), both as canonical ProtoJSON. */
 async function call(client: RulesClient, method: UnaryMethod, request: JsonValue): Promise<Outcome> {
   try {
-    const response = await client.call(method, fromJson(method.input, request, options), { timeoutMs: DEADLINE_MS });
+    const message = fromJson(method.input, request, options);
+    const response = await client.call(method, message, { timeoutMs: DEADLINE_MS });
     return { kind: "response", json: toJson(method.output, response, options) };
   } catch (error) {
     if (!(error instanceof RulesError)) throw error;

@@ -131,9 +131,10 @@ def install(dest: Path, tarball: Path) -> None:
 
 def build_client(dest: Path) -> Path:
     """Pack the package, install it into a scratch project in ``dest``, compile ``replay.ts`` there against
-    the installed package, and copy ``probe.mjs`` beside it; the replay's entry point."""
+    the installed package (with ``usage.ts``, its typed surface), and copy ``probe.mjs`` beside it; the
+    replay's entry point."""
     install(dest, pack(dest))
-    for name in ("tsconfig.json", "replay.ts", "probe.mjs"):
+    for name in ("tsconfig.json", "replay.ts", "usage.ts", "probe.mjs"):
         shutil.copy(NODE_DIR / name, dest / name)
     # @types/node from the package's dev tools: the scratch project holds no dev tool of its own
     checked([str(MODULES / ".bin" / "tsc"), "-p", str(dest), "--typeRoots", str(MODULES / "@types")])

@@ -11,11 +11,8 @@ import { RulesError } from "./errors.js";
 import { RulesService } from "./gen/tractor/rules/v1/rules_service_pb.js";
 
 /** A unary method of a generated service descriptor, its request and response schemas typed. */
-export type UnaryMethod<I extends DescMessage = DescMessage, O extends DescMessage = DescMessage> = DescMethod & {
-  readonly methodKind: "unary";
-  readonly input: I;
-  readonly output: O;
-};
+export type UnaryMethod<I extends DescMessage = DescMessage, O extends DescMessage = DescMessage> =
+  DescMethod & { readonly methodKind: "unary"; readonly input: I; readonly output: O };
 
 export interface CallOptions {
   /** Milliseconds until the call's deadline; the client's `timeoutMs` when absent. */
@@ -71,7 +68,8 @@ export function createClient(target: string, options: ClientOptions = {}): Rules
     method: UnaryMethod<I, O>,
     request: MessageInitShape<I>,
     callOptions: CallOptions = {},
-  ): Promise<MessageShape<O>> => unary(grpcClient, method, request, callOptions.timeoutMs ?? options.timeoutMs, callOptions);
+  ): Promise<MessageShape<O>> =>
+    unary(grpcClient, method, request, callOptions.timeoutMs ?? options.timeoutMs, callOptions);
   const methods = Object.fromEntries(
     RulesService.methods.map((method) => [
       method.localName,
@@ -92,7 +90,8 @@ function unary<I extends DescMessage, O extends DescMessage>(
   const message = create(method.input, request);
   return new Promise((resolve, reject) => {
     if (options.signal?.aborted) {
-      reject(new RulesError(grpc.status.CANCELLED, "cancelled before the call", undefined, { cause: options.signal.reason }));
+      const cause = options.signal.reason as unknown;
+      reject(new RulesError(grpc.status.CANCELLED, "cancelled before the call", undefined, { cause }));
       return;
     }
     const call = client.makeUnaryRequest(

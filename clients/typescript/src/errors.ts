@@ -62,7 +62,9 @@ export class RulesError extends Error {
     this.metadata = Object.freeze({ ...(info?.metadata ?? {}) });
     this.fieldViolations = Object.freeze(
       unpacked(this.status, BadRequestSchema).flatMap((bad) =>
-        bad.fieldViolations.map(({ field, reason, description }) => Object.freeze({ field, reason, description })),
+        bad.fieldViolations.map(({ field, reason, description }) =>
+          Object.freeze({ field, reason, description }),
+        ),
       ),
     );
   }

@@ -2,7 +2,15 @@
 // @grpc/grpc-js. The google.rpc messages are at "@tractor-rules/client/google/rpc".
 
 export * from "./v1.js";
-export { CHANNEL_OPTIONS, KEEPALIVE_TIME_MS, KEEPALIVE_TIMEOUT_MS, MAX_MESSAGE_BYTES, SERVICE, SERVICE_CONFIG, channelOptions } from "./channel.js";
+export {
+  CHANNEL_OPTIONS,
+  KEEPALIVE_TIME_MS,
+  KEEPALIVE_TIMEOUT_MS,
+  MAX_MESSAGE_BYTES,
+  SERVICE,
+  SERVICE_CONFIG,
+  channelOptions,
+} from "./channel.js";
 export { DOMAIN, RulesError, STATUS_DETAILS_KEY, codeName } from "./errors.js";
 export type { FieldViolation } from "./errors.js";
 export { createClient } from "./client.js";
