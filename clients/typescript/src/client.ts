@@ -87,8 +87,9 @@ function unary<I extends DescMessage, O extends DescMessage>(
   timeoutMs: number | undefined,
   options: CallOptions,
 ): Promise<MessageShape<O>> {
-  const message = create(method.input, request);
   return new Promise((resolve, reject) => {
+    if (method.methodKind !== "unary") throw new TypeError(`${method.name} is not a unary RPC`);
+    const message = create(method.input, request); // a bad initializer rejects, it does not throw
     if (options.signal?.aborted) {
       const cause = options.signal.reason as unknown;
       reject(new RulesError(grpc.status.CANCELLED, "cancelled before the call", undefined, { cause }));
