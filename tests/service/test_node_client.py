@@ -1,8 +1,8 @@
 """The npm package (``clients/typescript``) as a backend installs it: ``npm pack``, the tarball installed
 into a project that holds nothing else but its dependencies, and from there an independent Node.js client
 (``tests/node``) replays every golden pair of ``tests/contract`` against a live server and fails when a
-golden and the server disagree; plain JavaScript gets a typed RulesError; the channel defaults are the
-Python client's."""
+golden and the server disagree; plain JavaScript gets a typed RulesError, and a call that the channel's
+retry policy repeats; the channel defaults are the Python client's."""
 
 from __future__ import annotations
 
@@ -10,14 +10,18 @@ import json
 import re
 import shutil
 import tarfile
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+import grpc
 import pytest
 from node_client import CONTRACT, PACKAGE, build_client, checked, node, replay
 from wire import Live
 
-from tractor.rules.client.channel import CHANNEL_OPTIONS
+from tractor.rules.client.channel import CHANNEL_OPTIONS, SERVICE
+from tractor.rules.v1 import rules_service_pb2
 
 
 @pytest.fixture(scope="module")
@@ -26,12 +30,45 @@ def client(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return build_client(tmp_path_factory.mktemp("node-client"))
 
 
+class Flaky:
+    """ValidatePlay that answers its first call with UNAVAILABLE (as a draining worker does), then legal."""
+
+    def __init__(self) -> None:
+        self.attempts = 0
+
+    def validate_play(
+        self, request: rules_service_pb2.ValidatePlayRequest, context: grpc.ServicerContext
+    ) -> rules_service_pb2.ValidatePlayResponse:
+        self.attempts += 1
+        if self.attempts == 1:
+            context.abort(grpc.StatusCode.UNAVAILABLE, "draining")
+        return rules_service_pb2.ValidatePlayResponse(legal=True)
+
+
 @pytest.fixture(scope="module")
-def probe(live: Live, client: Path) -> dict[str, Any]:
-    """What ``tests/node/probe.mjs`` (plain JavaScript in the scratch project) reports."""
-    report: dict[str, Any] = json.loads(
-        checked([node(), "probe.mjs", f"127.0.0.1:{live.port}"], cwd=client.parents[1])
+def flaky() -> Iterator[tuple[int, Flaky]]:
+    """A server on 127.0.0.1:0 whose first call fails with UNAVAILABLE; its port and its handler."""
+    handler = Flaky()
+    method = grpc.unary_unary_rpc_method_handler(
+        handler.validate_play,
+        request_deserializer=rules_service_pb2.ValidatePlayRequest.FromString,
+        response_serializer=rules_service_pb2.ValidatePlayResponse.SerializeToString,
     )
+    server = grpc.server(ThreadPoolExecutor(max_workers=2))
+    server.add_generic_rpc_handlers([grpc.method_handlers_generic_handler(SERVICE, {"ValidatePlay": method})])
+    port = server.add_insecure_port("127.0.0.1:0")
+    server.start()
+    try:
+        yield port, handler
+    finally:
+        server.stop(None).wait(10)
+
+
+@pytest.fixture(scope="module")
+def probe(live: Live, client: Path, flaky: tuple[int, Flaky]) -> dict[str, Any]:
+    """What ``tests/node/probe.mjs`` (plain JavaScript in the scratch project) reports."""
+    targets = [f"127.0.0.1:{live.port}", f"127.0.0.1:{flaky[0]}"]
+    report: dict[str, Any] = json.loads(checked([node(), "probe.mjs", *targets], cwd=client.parents[1]))
     return report
 
 
@@ -107,6 +144,13 @@ def test_the_package_sets_the_python_clients_channel_options(probe: dict[str, An
         "CANCELLED"
         in json.loads(dict(CHANNEL_OPTIONS)[config])["methodConfig"][0]["retryPolicy"]["retryableStatusCodes"]
     )
+
+
+def test_the_packages_retry_policy_hides_an_unavailable_server(
+    probe: dict[str, Any], flaky: tuple[int, Flaky]
+) -> None:
+    assert probe["retried"] == {"legal": True}
+    assert flaky[1].attempts == 2  # the first attempt failed with UNAVAILABLE, gRPC retried it
 
 
 def _lower_bound(spec: str) -> tuple[int, ...]:
