@@ -24,8 +24,9 @@ GENERATED := $(patsubst protos/%.proto,clients/python/%_pb2.py,$(PROTOS))
 CODEGEN_VENV := .venv-codegen
 CODEGEN_INSTALLED := $(CODEGEN_VENV)/.installed
 PROTO_BASELINE := protos/baseline.binpb
-# The Node.js contract client (tests/node): its npm packages, exactly as locked.
-NODE_CLIENT_MODULES := tests/node/node_modules/.package-lock.json
+# The npm package clients/typescript: its dependencies and dev tools (tsc, protoc-gen-es), exactly as
+# locked; tests/node's replay is built on its packed tarball (tests/service/node_client.py).
+NODE_CLIENT_MODULES := clients/typescript/node_modules/.package-lock.json
 
 include deploy/deploy.mk
 include loadtest/loadtest.mk
@@ -75,8 +76,9 @@ $(CODEGEN_INSTALLED): clients/python/pyproject.toml | $(PIP_UPGRADED)
 $(GENERATED) &: $(PROTOS) protos/generate.py | $(INSTALLED) $(CODEGEN_INSTALLED)
 	$(CODEGEN_VENV)/bin/python protos/generate.py
 
-protos: $(INSTALLED) $(CODEGEN_INSTALLED)  ## regenerate clients/python/tractor/rules/v1 (code + mypy stubs) from protos/
+protos: $(INSTALLED) $(CODEGEN_INSTALLED) node-deps  ## regenerate the Python (clients/python) and TypeScript (clients/typescript/src/gen) code
 	$(CODEGEN_VENV)/bin/python protos/generate.py
+	$(BIN)/python protos/generate_typescript.py
 
 proto-check: $(INSTALLED) $(CODEGEN_INSTALLED)  ## buf lint, buf breaking against the baseline, generated code not stale
 	$(BIN)/buf lint
@@ -101,19 +103,20 @@ lint: $(INSTALLED) proto-check  ## ruff, and the import direction (pyproject's [
 TEST_DIRS := tests $(patsubst %/,%,$(sort $(dir $(wildcard tests/*/*.py))))
 
 typecheck: $(INSTALLED) $(DEPLOY_INSTALLED)  ## mypy --strict on rules_core, services, loadtest, protos, deploy, tests
-	$(BIN)/mypy rules_core services loadtest protos/generate.py protos/plugins deploy/healthcheck.py deploy/sync_rules.py
+	$(BIN)/mypy rules_core services loadtest protos/generate.py protos/generate_typescript.py protos/plugins deploy/healthcheck.py deploy/sync_rules.py
 	$(BIN)/mypy -p tractor.rules.client
 	for dir in $(TEST_DIRS); do MYPYPATH=tests $(BIN)/mypy $$dir/*.py || exit 1; done
 
 unit: $(INSTALLED) $(GENERATED) deploy-deps node-deps  ## pytest, the whole tests/ tree on 2 processes
 	$(BIN)/pytest -n 2
 
-node-deps: $(NODE_CLIENT_MODULES)  ## the Node.js contract client's packages (tests/node, npm ci)
+node-deps: $(NODE_CLIENT_MODULES)  ## the npm package's packages (clients/typescript, npm ci), for it and tests/node
 
-# @grpc/grpc-js, @bufbuild/protobuf, protoc-gen-es and TypeScript as locked (Debian's nodejs/npm if none).
-$(NODE_CLIENT_MODULES): tests/node/package.json tests/node/package-lock.json
+# @grpc/grpc-js, @bufbuild/protobuf, protoc-gen-es and TypeScript as locked (Debian's nodejs/npm if none);
+# npm's cache then holds every package the tests' scratch projects install (npm ci --prefer-offline).
+$(NODE_CLIENT_MODULES): clients/typescript/package.json clients/typescript/package-lock.json
 	command -v npm > /dev/null || { $(DEPLOY_APT) update -qq && $(DEPLOY_APT) install -y -qq --no-install-recommends nodejs npm; }
-	cd tests/node && npm ci --no-audit --no-fund --loglevel=error
+	cd clients/typescript && npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
 tournament: $(INSTALLED)  ## strong auto-play vs R13.6, random and greedy, duplicate deals (TOURNAMENT_ARGS)

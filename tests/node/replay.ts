@@ -1,7 +1,8 @@
 // Replays every golden pair of tests/contract against a live tractor.rules.v1.RulesService, as an
-// independent Node.js client: protoc-gen-es stubs (protos/buf.gen.typescript.yaml) for the messages and
-// their canonical ProtoJSON, @grpc/grpc-js for the calls, google.rpc.Status decoded from the
-// grpc-status-details-bin trailer for the errors. The comparison rules are tests/contract/README.md's.
+// independent Node.js client built on the published npm package (@tractor-rules/client, installed from
+// its `npm pack` tarball): its protoc-gen-es messages and their canonical ProtoJSON, its client for the
+// calls (the recommended channel settings), its RulesError for the errors, whose decoded
+// google.rpc.Status is compared with the error goldens. The comparison rules are tests/contract/README.md's.
 //
 //   node dist/replay.js --target 127.0.0.1:50051 --contract tests/contract
 //
@@ -11,13 +12,20 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 
-import { createRegistry, fromBinary, fromJson, toBinary, toJson } from "@bufbuild/protobuf";
-import type { DescMessage, DescMethod, JsonValue, Message } from "@bufbuild/protobuf";
-import * as grpc from "@grpc/grpc-js";
-
-import { file_google_rpc_error_details } from "./gen/ts/google/rpc/error_details_pb.js";
-import { StatusSchema, file_google_rpc_status } from "./gen/ts/google/rpc/status_pb.js";
-import { RulesService, file_tractor_rules_v1_rules_service } from "./gen/ts/tractor/rules/v1/rules_service_pb.js";
+import { createRegistry, fromJson, toJson } from "@bufbuild/protobuf";
+import type { DescMessage, JsonValue } from "@bufbuild/protobuf";
+import {
+  RulesError,
+  RulesService,
+  createClient,
+  file_tractor_rules_v1_rules_service,
+} from "@tractor-rules/client";
+import type { RulesClient, UnaryMethod } from "@tractor-rules/client";
+import {
+  StatusSchema,
+  file_google_rpc_error_details,
+  file_google_rpc_status,
+} from "@tractor-rules/client/google/rpc";
 
 /** Every type a golden may name, the Any details (`@type`) of a google.rpc.Status included. */
 const registry = createRegistry(
@@ -71,35 +79,20 @@ function difference(expected: unknown, actual: unknown, path = "$"): string | un
   return `${path}: expected ${JSON.stringify(expected)}, got ${JSON.stringify(actual)}`;
 }
 
-/** Call one unary method; its response or its rich error, both as canonical ProtoJSON. */
-function call(client: grpc.Client, method: DescMethod, request: Message): Promise<Outcome> {
-  return new Promise((resolve, reject) => {
-    client.makeUnaryRequest(
-      `/${RulesService.typeName}/${method.name}`,
-      (message: Message) => Buffer.from(toBinary(method.input, message)),
-      (bytes: Buffer) => fromBinary(method.output, bytes),
-      request,
-      new grpc.Metadata(),
-      { deadline: Date.now() + DEADLINE_MS },
-      (error, response) => {
-        if (!error) {
-          resolve({ kind: "response", json: toJson(method.output, response as Message, options) });
-          return;
-        }
-        const [trailer] = error.metadata?.get("grpc-status-details-bin") ?? [];
-        if (!(trailer instanceof Buffer)) {
-          reject(new Error(`${error.code} ${error.details}: no grpc-status-details-bin trailer`));
-          return;
-        }
-        const status = fromBinary(StatusSchema, trailer);
-        if (status.code !== error.code) {
-          reject(new Error(`trailer status ${status.code} is not the call's status ${error.code}`));
-          return;
-        }
-        resolve({ kind: "error", json: toJson(StatusSchema, status, options) });
-      },
-    );
-  });
+/** Call one unary method; its response or its rich error (RulesError.status), both as canonical ProtoJSON. */
+async function call(client: RulesClient, method: UnaryMethod, request: JsonValue): Promise<Outcome> {
+  try {
+    const message = fromJson(method.input, request, options);
+    const response = await client.call(method, message, { timeoutMs: DEADLINE_MS });
+    return { kind: "response", json: toJson(method.output, response, options) };
+  } catch (error) {
+    if (!(error instanceof RulesError)) throw error;
+    if (error.status === undefined) throw new Error(`${error.message}: no grpc-status-details-bin trailer`);
+    if (error.status.code !== error.code) {
+      throw new Error(`trailer status ${error.status.code} is not the call's status ${error.code}`);
+    }
+    return { kind: "error", json: toJson(StatusSchema, error.status, options) };
+  }
 }
 
 /** A golden, after checking that protobuf-es reads and prints it unchanged (canonical ProtoJSON). */
@@ -112,9 +105,9 @@ function golden(path: string, schema: DescMessage): JsonValue {
 }
 
 /** Replay one pair; a description of the mismatch, or undefined when it matches. */
-async function replay(client: grpc.Client, contract: string, method: DescMethod, name: string) {
+async function replay(client: RulesClient, contract: string, method: UnaryMethod, name: string) {
   const base = join(contract, method.name, name);
-  const request = fromJson(method.input, golden(`${base}.request.json`, method.input), options);
+  const request = golden(`${base}.request.json`, method.input);
   const files = readdirSync(join(contract, method.name));
   const expectsError = files.includes(`${name}.error.json`);
   if (expectsError === files.includes(`${name}.response.json`)) return "needs exactly one expected outcome";
@@ -143,7 +136,7 @@ async function main(): Promise<number> {
     console.error("usage: node dist/replay.js --target HOST:PORT --contract DIR");
     return 2;
   }
-  const client = new grpc.Client(target, grpc.credentials.createInsecure());
+  const client = createClient(target);
   const failed: string[] = [];
   let ok = 0;
   try {
@@ -158,7 +151,7 @@ async function main(): Promise<number> {
         const id = `${method.name}/${name}`;
         let problem: string | undefined;
         try {
-          problem = await replay(client, contract, method, name);
+          problem = await replay(client, contract, method as UnaryMethod, name);
         } catch (error) {
           problem = error instanceof Error ? error.message : String(error);
         }

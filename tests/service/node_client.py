@@ -1,22 +1,34 @@
-"""Build and run the Node.js contract client (``tests/node``) from the client templates' output.
+"""Build and run the Node.js contract client (``tests/node``) on the npm package as a backend installs it.
 
-The client is compiled in a folder of its own: ``buf generate`` with ``protos/buf.gen.typescript.yaml``
-writes the stubs there, ``tsc`` compiles them with ``replay.ts``, and ``node_modules`` links to the
-packages ``make node-deps`` installed, so parallel test workers never share a build.
+``npm pack`` makes the tarball of ``clients/typescript`` (its ``prepack`` compiles ``dist/`` with tsc); a
+scratch project holds that tarball and nothing else but its dependencies, installed by ``npm ci`` from a
+lockfile written from the package's own (the versions ``make node-deps`` put in npm's cache, so no
+network); ``replay.ts`` is compiled there against the installed package's ``.d.ts`` files, and
+``probe.mjs`` runs there as plain JavaScript. Every build is a folder of its own, so parallel test
+workers never share one.
+
+By hand: ``.venv/bin/python tests/service/node_client.py OUT`` builds the project in ``OUT``.
 """
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import json
 import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 NODE_DIR = ROOT / "tests" / "node"
+PACKAGE = ROOT / "clients" / "typescript"
+MODULES = PACKAGE / "node_modules"
+"""The package's locked dev tools (tsc, @types/node, protoc-gen-es) and dependencies: ``make node-deps``."""
 CONTRACT = ROOT / "tests" / "contract"
 BUF = Path(sys.executable).parent / "buf"
 TEMPLATES = {
@@ -24,6 +36,7 @@ TEMPLATES = {
     "typescript": ROOT / "protos" / "buf.gen.typescript.yaml",
 }
 TIMEOUT = 120.0
+NPM_QUIET = ["--no-audit", "--no-fund", "--loglevel=error"]
 
 
 def run(
@@ -43,30 +56,97 @@ def checked(args: list[str], cwd: Path = ROOT, env: dict[str, str] | None = None
 
 
 def node() -> str:
-    """The node executable and the client's installed packages, or a test failure saying how to get them."""
+    """The node executable, with npm and the package's installed tools, or a test failure saying how."""
     found = shutil.which("node")
-    if found is None or not (NODE_DIR / "node_modules" / ".package-lock.json").exists():
-        pytest.fail("the Node.js client needs node and its packages: run `make node-deps`")
+    if found is None or shutil.which("npm") is None or not (MODULES / ".package-lock.json").exists():
+        pytest.fail("the Node.js client needs node, npm and the package's tools: run `make node-deps`")
     return found
 
 
 def generate(template: str, out: Path) -> None:
     """Run one client template (``buf generate``) from the repository root into ``out``."""
-    env = {**os.environ, "PATH": f"{NODE_DIR / 'node_modules' / '.bin'}{os.pathsep}{os.environ['PATH']}"}
+    env = {**os.environ, "PATH": f"{MODULES / '.bin'}{os.pathsep}{os.environ['PATH']}"}
     checked([str(BUF), "generate", "--template", str(TEMPLATES[template]), "--output", str(out)], env=env)
 
 
-def build_client(dest: Path) -> Path:
-    """Generate the TypeScript stubs into ``dest``, compile them with the client; the client's entry point."""
+def pack(dest: Path) -> Path:
+    """``npm pack`` the package into ``dest`` (``prepack`` builds it first); the tarball."""
     node()
-    for name in ("package.json", "tsconfig.json", "replay.ts"):
+    checked(["npm", "pack", "--pack-destination", str(dest), *NPM_QUIET], cwd=PACKAGE)
+    [tarball] = dest.glob("*.tgz")
+    return tarball
+
+
+def _integrity(path: Path) -> str:
+    """npm's Subresource Integrity string of a file."""
+    return "sha512-" + base64.b64encode(hashlib.sha512(path.read_bytes()).digest()).decode("ascii")
+
+
+def _lockfile(project: dict[str, Any], tarball: Path, manifest: dict[str, Any]) -> dict[str, Any]:
+    """The scratch project's package-lock.json: the tarball, and the package's own locked runtime packages
+    (every entry of its lockfile that is not a dev tool), so ``npm ci`` installs exactly those versions."""
+    locked = json.loads((PACKAGE / "package-lock.json").read_text(encoding="utf-8"))["packages"]
+    runtime = {path: entry for path, entry in locked.items() if path and not entry.get("dev")}
+    entry = {
+        "version": manifest["version"],
+        "resolved": f"file:{tarball.name}",
+        "integrity": _integrity(tarball),
+        "license": manifest["license"],
+        "dependencies": manifest["dependencies"],
+        "engines": manifest["engines"],
+    }
+    root = {key: project[key] for key in ("name", "version", "dependencies")}
+    packages = {"": root, f"node_modules/{manifest['name']}": entry, **runtime}
+    return {
+        "name": project["name"],
+        "version": project["version"],
+        "lockfileVersion": 3,
+        "requires": True,
+        "packages": packages,
+    }
+
+
+def install(dest: Path, tarball: Path) -> None:
+    """A Node project in ``dest`` whose only dependency is the tarball (plus @bufbuild/protobuf, the one
+    the package's messages need in a caller's code, in the package's own range), installed by npm ci."""
+    manifest = json.loads((PACKAGE / "package.json").read_text(encoding="utf-8"))
+    protobuf = "@bufbuild/protobuf"
+    project = {
+        "name": "tractor-rules-scratch",
+        "version": "0.0.0",
+        "private": True,
+        "type": "module",
+        "dependencies": {
+            manifest["name"]: f"file:{tarball.name}",
+            protobuf: manifest["dependencies"][protobuf],
+        },
+    }
+    if tarball.parent != dest:
+        shutil.copy(tarball, dest / tarball.name)
+    (dest / "package.json").write_text(json.dumps(project, indent=2) + "\n", encoding="utf-8")
+    lockfile = _lockfile(project, tarball, manifest)
+    (dest / "package-lock.json").write_text(json.dumps(lockfile, indent=2) + "\n", encoding="utf-8")
+    checked(["npm", "ci", "--prefer-offline", *NPM_QUIET], cwd=dest)
+
+
+def build_client(dest: Path) -> Path:
+    """Pack the package, install it into a scratch project in ``dest``, compile ``replay.ts`` there against
+    the installed package (with ``usage.ts``, its typed surface), and copy ``probe.mjs`` beside it; the
+    replay's entry point."""
+    install(dest, pack(dest))
+    for name in ("tsconfig.json", "replay.ts", "usage.ts", "probe.mjs"):
         shutil.copy(NODE_DIR / name, dest / name)
-    (dest / "node_modules").symlink_to(NODE_DIR / "node_modules", target_is_directory=True)
-    generate("typescript", dest)
-    checked([str(NODE_DIR / "node_modules" / ".bin" / "tsc"), "-p", str(dest)])
+    # @types/node from the package's dev tools: the scratch project holds no dev tool of its own
+    checked([str(MODULES / ".bin" / "tsc"), "-p", str(dest), "--typeRoots", str(MODULES / "@types")])
     return dest / "dist" / "replay.js"
 
 
 def replay(client: Path, port: int, contract: Path = CONTRACT) -> subprocess.CompletedProcess[str]:
     """Run the client against the server on 127.0.0.1:``port`` over the goldens in ``contract``."""
     return run([node(), str(client), "--target", f"127.0.0.1:{port}", "--contract", str(contract)])
+
+
+if __name__ == "__main__":
+    out = Path(sys.argv[1]).resolve()
+    out.mkdir(parents=True, exist_ok=True)
+    print(build_client(out))

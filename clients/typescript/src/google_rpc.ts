@@ -1,0 +1,3 @@
+// The generated google.rpc messages a rich error carries (protoc-gen-es): Status, BadRequest, ErrorInfo...
+export * from "./gen/google/rpc/status_pb.js";
+export * from "./gen/google/rpc/error_details_pb.js";

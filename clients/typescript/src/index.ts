@@ -1,0 +1,17 @@
+// @tractor-rules/client: the tractor.rules.v1 contract (protoc-gen-es) and a small client over
+// @grpc/grpc-js. The google.rpc messages are at "@tractor-rules/client/google/rpc".
+
+export * from "./v1.js";
+export {
+  CHANNEL_OPTIONS,
+  KEEPALIVE_TIME_MS,
+  KEEPALIVE_TIMEOUT_MS,
+  MAX_MESSAGE_BYTES,
+  SERVICE,
+  SERVICE_CONFIG,
+  channelOptions,
+} from "./channel.js";
+export { DOMAIN, RulesError, STATUS_DETAILS_KEY, codeName } from "./errors.js";
+export type { FieldViolation } from "./errors.js";
+export { createClient } from "./client.js";
+export type { CallOptions, ClientOptions, RulesClient, RulesMethods, UnaryMethod } from "./client.js";
