@@ -43,8 +43,10 @@ def test_the_python_template_gives_importable_typed_stubs_that_call_the_server(
         for suffix in (".py", ".pyi")
     }
     assert {path.name for path in package.iterdir()} == expected
-    committed = ROOT / "tractor" / "rules" / "v1"
-    for name in sorted(expected - {"types_pb2.py", "rules_service_pb2.py"}):  # those differ in json_name
+    committed = ROOT / "clients" / "python" / "tractor" / "rules" / "v1"
+    # the typed stubs are mypy-protobuf's whatever the runtime; the .py files are not compared, since the
+    # template runs the `protos` group's grpcio-tools and the committed code the client's oldest one
+    for name in sorted(name for name in expected if name.endswith(".pyi")):
         assert (package / name).read_bytes() == (committed / name).read_bytes(), name
     assert "class ValidatePlayRequest(" in (package / "rules_service_pb2.pyi").read_text(encoding="utf-8")
     assert "class RulesServiceStub" in (package / "rules_service_pb2_grpc.pyi").read_text(encoding="utf-8")
