@@ -126,15 +126,15 @@ def strong_bury(ctx: TrumpContext, rules: Rules, hand: Hand) -> tuple[tuple[int,
     lose_last = losing_last_trick(ctx, hand)
     keep = _keep_values(ctx, rules, hand, lose_last)
     plain = [cat for cat in range(TRUMP) if any(hand[face] for face in ctx.faces[cat])]
-    best: tuple[float, tuple[int, ...], tuple[int, ...]] | None = None
+    best: tuple[float, tuple[int, ...]] | None = None
     for size in range(len(plain) + 1):
         for voided in combinations(plain, size):
             choice = _bury_voiding(ctx, hand, keep, voided)
             if choice is not None and (best is None or choice[0] < best[0]):
-                best = (choice[0], choice[1], voided)
+                best = choice
     assert best is not None  # voiding nothing always fits
-    _, buried, voided = best
-    suits = " ".join("SHCD"[cat] for cat in voided) or "no suit"
+    _, buried = best
+    suits = " ".join("SHCD"[cat] for cat in _voided(ctx, hand, buried)) or "no suit"
     points = points_of(buried)
     why = (
         f"voids {suits}, buries {points} points "
@@ -204,17 +204,17 @@ def _bury_voiding(
         key=lambda face: (keep[face], ctx.category[face] == TRUMP, face),
     )
     buried = tuple(sorted(whole + rest[: BOTTOM_SIZE - len(whole)]))
-    cost = sum(keep[face] for face in buried) - VOID_BONUS * _voids(ctx, hand, buried)
+    cost = sum(keep[face] for face in buried) - VOID_BONUS * len(_voided(ctx, hand, buried))
     return cost, buried
 
 
-def _voids(ctx: TrumpContext, hand: Hand, buried: Sequence[int]) -> int:
-    """Plain suits held before the bury and void after it."""
+def _voided(ctx: TrumpContext, hand: Hand, buried: Sequence[int]) -> tuple[int, ...]:
+    """The plain suits held before the bury and void after it."""
     left = list(hand)
     for face in buried:
         left[face] -= 1
-    return sum(
-        1
+    return tuple(
+        cat
         for cat in range(TRUMP)
         if any(hand[face] for face in ctx.faces[cat]) and not any(left[face] for face in ctx.faces[cat])
     )
