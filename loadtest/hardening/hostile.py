@@ -30,6 +30,7 @@ from loadtest.hardening.messages import descriptor_of
 from loadtest.protowire import delimited, field, packed, varint
 from loadtest.server import ServerProcess
 from tractor.rules.v1 import rules_service_pb2 as pb
+from tractor.rules.v1 import types_pb2 as t
 
 TIMEOUT: Final = 10.0
 BIG: Final = 10_000
@@ -430,8 +431,13 @@ def _suggest_deal_cases(bury: Any) -> list[Hostile]:
     """SuggestDeclaration and SuggestBury: giant lists, unknown policies, impossible holdings."""
     invalid = grpc.StatusCode.INVALID_ARGUMENT
     many_cards = [1 + i % 54 for i in range(BIG)]
-    declare = pb.SuggestDeclarationRequest(level=2, seat=1, received=[1, 14, 27])
-    dealer = pb.SuggestBuryRequest(level=2, contract=1, hand=bury.hand)
+    declare = pb.SuggestDeclarationRequest(level=t.RANK_2, seat=1, received=[t.CARD_S2, t.CARD_H2, t.CARD_C2])
+    dealer = pb.SuggestBuryRequest(level=t.RANK_2, contract=t.CONTRACT_SPADES, hand=bury.hand)
+
+    def impossible_bottom(message: Any) -> None:
+        message.policy = pb.BURY_POLICY_AUTO_BURY
+        message.bottom.extend([t.CARD_BJ] * 2 + [t.CARD_S2] * 6)
+
     return [
         Hostile(
             "10,000 cards received during the deal",
@@ -484,7 +490,7 @@ def _suggest_deal_cases(bury: Any) -> list[Hostile]:
         Hostile(
             "an auto-bury of an impossible bottom",
             "SuggestBury",
-            _with(dealer, lambda m: (setattr(m, "policy", 1), m.bottom.extend([54] * 2 + [1] * 6))),
+            _with(dealer, impossible_bottom),
             invalid,
             None,
             None,
