@@ -8,10 +8,11 @@ from typing import Any
 
 import grpc
 import pytest
-from wire import RPC_TIMEOUT, message, names, rejected
+from wire import RPC_TIMEOUT, Live, message, names, rejected
 
 from rules_core.cards import PLAYERS, add, faces_of
 from rules_core.selfplay import deal
+from services.server import RULES_SERVICE
 from tractor.rules.v1 import rules_service_pb2 as pb
 from tractor.rules.v1 import rules_service_pb2_grpc
 from tractor.rules.v1 import types_pb2 as t
@@ -161,3 +162,31 @@ def test_a_bury_needs_the_bottom_for_the_auto_bury_and_a_real_one(stub: Stub) ->
     missing = next(face for face in range(1, 55) if face not in hand)
     request.bottom[:] = [*bottom[:7], t.Card.ValueType(missing)]
     assert rejected(stub.SuggestBury, request)[1][0] == ("bottom[7]", "INCONSISTENT")
+
+
+def test_calls_are_counted_like_every_rpc(live: Live, stub: Stub) -> None:
+    """The interceptor's gRPC series and the per-preset count cover both RPCs, by method name."""
+    rpc = {"grpc_type": "unary", "grpc_service": RULES_SERVICE}
+    before = {
+        method: live.registry.get_sample_value(
+            "grpc_server_handled_total", {**rpc, "grpc_method": method, "grpc_code": "OK"}
+        )
+        or 0.0
+        for method in ("SuggestDeclaration", "SuggestBury")
+    }
+    hand, _ = dealer_cards(1)
+    ruleset = t.Ruleset(preset="rulebook-003")
+    stub.SuggestBury(
+        pb.SuggestBuryRequest(ruleset=ruleset, level=t.RANK_3, contract=t.CONTRACT_NO_TRUMP, hand=hand),
+        timeout=RPC_TIMEOUT,
+    )
+    stub.SuggestDeclaration(
+        pb.SuggestDeclarationRequest(ruleset=ruleset, level=t.RANK_3, received=hand[:5]), timeout=RPC_TIMEOUT
+    )
+    for method in ("SuggestDeclaration", "SuggestBury"):
+        handled = live.registry.get_sample_value(
+            "grpc_server_handled_total", {**rpc, "grpc_method": method, "grpc_code": "OK"}
+        )
+        assert handled == before[method] + 1
+        presets = {"grpc_method": method, "preset": "rulebook-003"}
+        assert live.registry.get_sample_value("tractor_rules_requests_by_preset_total", presets) == 1
