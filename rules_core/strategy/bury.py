@@ -6,7 +6,8 @@ Two policies:
   received (:func:`rules_core.forced_quit.auto_bury`, reused, never re-implemented);
 * ``STRONG`` (the default): keep what wins tricks and bury what does not. Every plain card has a keep
   value (its rank, more for a master that no unseen card beats and for each card of a pair, and for a
-  point card what the dig would cost if the attackers take the last trick, R8.3–R8.5); trumps are kept
+  point card what the dig would cost if the attackers take the last trick, R8.3–R8.5, less what it risks
+  in hand, where a point card that is not a master may fall to the attackers anyway); trumps are kept
   unless fewer than 8 plain cards exist. Voiding a plain suit is worth a bonus (the dealer can ruff it,
   R6), so each set of short plain suits that fits in 8 cards is tried whole, and the rest filled with the
   cheapest cards. Points are buried only when the dealer's trumps make losing the last trick unlikely.
@@ -45,7 +46,7 @@ from rules_core.rules import Rules
 from rules_core.trick import dig_multiplier
 from rules_core.trump import TRUMP, TrumpContext
 
-VOID_BONUS: Final = 4.0
+VOID_BONUS: Final = 6.0
 """What a void plain suit is worth, in keep value: the dealer ruffs it (R6) instead of following."""
 MASTER_BONUS: Final = 4.0
 """Extra keep value of a master: a card no unseen card beats wins its trick."""
@@ -55,6 +56,9 @@ RANK_WEIGHT: Final = 2.0
 """Keep value from rank: a plain card's rung over its ladder's height, times this."""
 TRUMP_KEEP: Final = 50.0
 """Keep value of a trump: buried only when fewer than 8 plain cards are left."""
+HAND_RISK: Final = 0.35
+"""The chance that a plain point card kept in hand, not a master, still falls to the attackers in a trick:
+burying it costs the dig's expected multiple less this."""
 LOSE_LAST_BASE: Final = 0.75
 """The chance that the attackers win the last trick against an average dealer with 8 trumps ..."""
 LOSE_LAST_PER_TRUMP: Final = 0.04
@@ -168,12 +172,13 @@ def _keep_values(ctx: TrumpContext, rules: Rules, hand: Hand, lose_last: float) 
             values[face] = TRUMP_KEEP + ctx.strength[face]
             continue
         rank = RANK_WEIGHT * ctx.strength[face] / max(ctx.rungs(cat) - 1, 1)
+        master = face in masters
         values[face] = (
             1.0
             + rank
-            + (MASTER_BONUS if face in masters else 0.0)
+            + (MASTER_BONUS if master else 0.0)
             + (PAIR_BONUS if hand[face] == COPIES else 0.0)
-            + POINTS[face] * dig * lose_last
+            + POINTS[face] * (dig * lose_last - (0.0 if master else HAND_RISK))
         )
     return tuple(values)
 

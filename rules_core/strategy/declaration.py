@@ -45,7 +45,7 @@ from rules_core.cards import (
 )
 from rules_core.errors import InvalidArgumentError, Problem
 from rules_core.rules import Rules
-from rules_core.trump import trump_context
+from rules_core.trump import TRUMP, trump_context
 
 OPENING_BAR: Final = 1.25
 """An opening needs this multiple of an average hand's trumps at the start of the deal ..."""
@@ -118,7 +118,7 @@ def suggest_declaration(
     deal = _Deal(level, hand, len(received), _shown_elsewhere(seat, hand, sequence, bidding))
     if policy is DeclarationPolicy.NONE:
         return DeclarationAdvice((), None, "none: this policy never declares", policy)
-    for cards, why in _wanted(rules, deal, seat, sequence, bidding):
+    for cards, why in _wanted(deal, seat, sequence, bidding):
         act = _accepted(rules, deal, seat, sequence, cards)
         if act is not None:
             return DeclarationAdvice(cards, act, f"strong: {act} {format_cards(cards)}, {why}", policy)
@@ -163,7 +163,7 @@ def _shown_elsewhere(seat: int, hand: Hand, sequence: Sequence[Declaration], bid
 
 def _trump_faces(level: int, trump: Suit | None) -> tuple[int, ...]:
     """The faces that are trumps under this contract (R2): jokers, level cards and the trump suit."""
-    return trump_context(level, trump).faces[4]
+    return trump_context(level, trump).faces[TRUMP]
 
 
 def _value(deal: _Deal, trump: Suit | None) -> float:
@@ -191,7 +191,7 @@ def _bar(deal: _Deal) -> float:
 
 
 def _wanted(
-    rules: Rules, deal: _Deal, seat: int, sequence: Sequence[Declaration], bidding: Bidding
+    deal: _Deal, seat: int, sequence: Sequence[Declaration], bidding: Bidding
 ) -> list[tuple[tuple[int, ...], str]]:
     """The acts worth making now, best first (each still to be judged by R10)."""
     if not bidding.declared:
