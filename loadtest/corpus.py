@@ -343,6 +343,8 @@ class HandScript:
             self.dealer_quits_before_burying(hand, stake)
             quitter = None
         self.bury(record, seat)
+        if self.mix.turns_every:
+            self.auto_deal(record, bidding, seat)
         score = self.tricks(record, ctx, seat, checked=coins)
         if self.mix.batches:
             self.batches()
@@ -351,6 +353,30 @@ class HandScript:
             self.quit_after_settlement(hand, quitter, score=score, settlement=settlement, stake=stake)
         self.audit(record, stake if coins else None)
         return Script(f"{self.kind}/{self.preset}/seed-{self.seed}", tuple(self.calls))
+
+    def auto_deal(self, record: HandRecord, bidding: Bidding, dealer: int) -> None:
+        """托管 before the play: SuggestDeclaration for the dealer with its dealt cards after the hand's
+        acts, and SuggestBury of its 33 cards (R13.6's auto-bury in odd seeds, the strong one in even)."""
+        level = t.Rank.ValueType(record.level)
+        declaration = pb.SuggestDeclarationRequest(
+            ruleset=self.ruleset(),
+            level=level,
+            seat=dealer,
+            received=cards(faces_of(record.deal[dealer])),
+            declarations=[
+                pb.Declaration(seat=act.seat, cards=cards(act.cards)) for act in record.declarations
+            ],
+        )
+        self.add("SuggestDeclaration", declaration, {})
+        bury = pb.SuggestBuryRequest(
+            ruleset=self.ruleset(),
+            level=level,
+            contract=CONTRACTS[bidding.contract],
+            hand=cards(faces_of(add(record.deal[dealer], record.bottom))),
+            bottom=cards(record.bottom),
+            policy=pb.BURY_POLICY_AUTO_BURY if self.seed % 2 else pb.BURY_POLICY_STRONG,
+        )
+        self.add("SuggestBury", bury, {"policy": int(bury.policy)})
 
     def declarations(self, record: HandRecord) -> Bidding:
         """ValidateDeclaration as each act comes in (the acts so far plus the new one); some bad acts."""

@@ -40,6 +40,8 @@ from rules_core.rules import (
 from rules_core.seating import SeatCards
 from rules_core.settlement import Side
 from rules_core.shapes import Component, Decomposition, Shape
+from rules_core.strategy.bury import BuryAdvice, BuryPolicy
+from rules_core.strategy.declaration import DeclarationAdvice, DeclarationPolicy
 from rules_core.taodou import CoinSettlement, HandSettlement, Stake
 from rules_core.trick import JudgedTrick, Judgement, TrickResult
 from rules_core.trump import TrumpContext, trump_context
@@ -250,6 +252,40 @@ def policy(value: pb.PlayPolicy.ValueType, path: str = "policy") -> Policy:
     if value not in _POLICIES:
         raise invalid(path, Reason.UNKNOWN_VALUE, f"unknown policy {value}")
     return _POLICIES[value]
+
+
+_DECLARATION_POLICIES: Final = {
+    pb.DECLARATION_POLICY_UNSPECIFIED: DeclarationPolicy.STRONG,
+    pb.DECLARATION_POLICY_STRONG: DeclarationPolicy.STRONG,
+    pb.DECLARATION_POLICY_NONE: DeclarationPolicy.NONE,
+}
+DECLARATION_POLICIES_OUT: Final = {
+    DeclarationPolicy.STRONG: pb.DECLARATION_POLICY_STRONG,
+    DeclarationPolicy.NONE: pb.DECLARATION_POLICY_NONE,
+}
+_BURY_POLICIES: Final = {
+    pb.BURY_POLICY_UNSPECIFIED: BuryPolicy.STRONG,
+    pb.BURY_POLICY_STRONG: BuryPolicy.STRONG,
+    pb.BURY_POLICY_AUTO_BURY: BuryPolicy.AUTO_BURY,
+}
+BURY_POLICIES_OUT: Final = {
+    BuryPolicy.STRONG: pb.BURY_POLICY_STRONG,
+    BuryPolicy.AUTO_BURY: pb.BURY_POLICY_AUTO_BURY,
+}
+
+
+def declaration_policy(value: pb.DeclarationPolicy.ValueType, path: str = "policy") -> DeclarationPolicy:
+    """SuggestDeclaration's policy; unspecified is the strong one."""
+    if value not in _DECLARATION_POLICIES:
+        raise invalid(path, Reason.UNKNOWN_VALUE, f"unknown policy {value}")
+    return _DECLARATION_POLICIES[value]
+
+
+def bury_policy(value: pb.BuryPolicy.ValueType, path: str = "policy") -> BuryPolicy:
+    """SuggestBury's policy; unspecified is the strong one."""
+    if value not in _BURY_POLICIES:
+        raise invalid(path, Reason.UNKNOWN_VALUE, f"unknown policy {value}")
+    return _BURY_POLICIES[value]
 
 
 def declarations(messages: Sequence[pb.Declaration], path: str) -> list[Shown]:
@@ -475,6 +511,26 @@ def suggestion_response(result: Suggestion) -> pb.SuggestPlayResponse:
         shape=shape(result.shape),
         reason=result.reason,
         policy=POLICIES_OUT[result.policy],
+    )
+
+
+def declaration_advice_response(advice: DeclarationAdvice) -> pb.SuggestDeclarationResponse:
+    """The declaration to make now (or none), its R10.3 act, why, and the policy."""
+    return pb.SuggestDeclarationResponse(
+        cards=cards_out(advice.cards),
+        act=ACTS[advice.act] if advice.act is not None else pb.DECLARATION_ACT_UNSPECIFIED,
+        reason=advice.reason,
+        policy=DECLARATION_POLICIES_OUT[advice.policy],
+    )
+
+
+def bury_advice_response(advice: BuryAdvice) -> pb.SuggestBuryResponse:
+    """The 8 cards to bury, their points, why, and the policy."""
+    return pb.SuggestBuryResponse(
+        cards=cards_out(advice.cards),
+        bottom_points=advice.bottom_points,
+        reason=advice.reason,
+        policy=BURY_POLICIES_OUT[advice.policy],
     )
 
 

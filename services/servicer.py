@@ -19,6 +19,8 @@ from rules_core.errors import InvalidArgumentError
 from rules_core.forced_quit import forced_quit
 from rules_core.kitty import validate_bury
 from rules_core.rules import Rules
+from rules_core.strategy.bury import suggest_bury
+from rules_core.strategy.declaration import suggest_declaration
 from rules_core.taodou import HandSettlement, settle
 from rules_core.trick import judge_trick
 from rules_core.turn import list_plays, suggest, validate_play
@@ -259,6 +261,33 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
         reason = "legal" if result.legal or result.reason is None else result.reason.name.lower()
         self._metrics.count(self._metrics.verdicts, "ValidateBury", preset, reason)
         return convert.bury_response(result)
+
+    @_answers
+    def SuggestDeclaration(
+        self, request: pb.SuggestDeclarationRequest, context: Context
+    ) -> pb.SuggestDeclarationResponse:
+        """托管 during the deal: the act to show now or none, legal under R10 (rules_core.bidding judges)."""
+        rules, _ = self._rules(request.ruleset, "SuggestDeclaration")
+        level = convert.level(request.level, "level")
+        received = convert.cards(request.received, "received")
+        acts = convert.declarations(request.declarations, "declarations")
+        policy = convert.declaration_policy(request.policy)
+        check_deadline(context)
+        advice = suggest_declaration(
+            rules=rules, level=level, seat=request.seat, received=received, acts=acts, policy=policy
+        )
+        return convert.declaration_advice_response(advice)
+
+    @_answers
+    def SuggestBury(self, request: pb.SuggestBuryRequest, context: Context) -> pb.SuggestBuryResponse:
+        """托管 for a dealer: 8 of his 33 cards (R11), by the strong policy or R13.6's auto-bury."""
+        rules, _ = self._rules(request.ruleset, "SuggestBury")
+        ctx = convert.trump(request.level, request.contract)
+        hand, bottom = convert.cards(request.hand, "hand"), convert.cards(request.bottom, "bottom")
+        policy = convert.bury_policy(request.policy)
+        check_deadline(context)
+        advice = suggest_bury(ctx, rules, hand=hand, bottom=bottom, policy=policy)
+        return convert.bury_advice_response(advice)
 
     @_answers
     def AuditHand(self, request: pb.AuditHandRequest, context: Context) -> pb.AuditHandResponse:

@@ -90,6 +90,8 @@ BOUNDS: Final[Mapping[str, Mapping[str, int]]] = {
         "tricks.plays.cards": MAX_CARDS,
         "tricks.attempted_lead": MAX_CARDS,
     },
+    "SuggestDeclaration": {**_RULESET, "received": HAND_SIZE, **_DECLARATIONS},
+    "SuggestBury": {**_RULESET, "hand": DEALER_HAND_SIZE, "bottom": BOTTOM_SIZE},
     "ValidatePlays": {"items": MAX_BATCH_ITEMS, **{f"items.{k}": v for k, v in _VALIDATE_PLAY.items()}},
     "ResolveTricks": {"items": MAX_BATCH_ITEMS, **{f"items.{k}": v for k, v in _RESOLVE_TRICK.items()}},
 }

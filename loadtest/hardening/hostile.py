@@ -30,6 +30,7 @@ from loadtest.hardening.messages import descriptor_of
 from loadtest.protowire import delimited, field, packed, varint
 from loadtest.server import ServerProcess
 from tractor.rules.v1 import rules_service_pb2 as pb
+from tractor.rules.v1 import types_pb2 as t
 
 TIMEOUT: Final = 10.0
 BIG: Final = 10_000
@@ -422,6 +423,78 @@ def cases() -> list[Hostile]:
             "MALFORMED",
         ),
         Hostile("64 bytes of garbage", "AuditHand", bytes(range(7, 71)), invalid, None, None),
+        *_suggest_deal_cases(base["ValidateBury"]),
+    ]
+
+
+def _suggest_deal_cases(bury: Any) -> list[Hostile]:
+    """SuggestDeclaration and SuggestBury: giant lists, unknown policies, impossible holdings."""
+    invalid = grpc.StatusCode.INVALID_ARGUMENT
+    many_cards = [1 + i % 54 for i in range(BIG)]
+    declare = pb.SuggestDeclarationRequest(level=t.RANK_2, seat=1, received=[t.CARD_S2, t.CARD_H2, t.CARD_C2])
+    dealer = pb.SuggestBuryRequest(level=t.RANK_2, contract=t.CONTRACT_SPADES, hand=bury.hand)
+
+    def impossible_bottom(message: Any) -> None:
+        message.policy = pb.BURY_POLICY_AUTO_BURY
+        message.bottom.extend([t.CARD_BJ] * 2 + [t.CARD_S2] * 6)
+
+    return [
+        Hostile(
+            "10,000 cards received during the deal",
+            "SuggestDeclaration",
+            _with(declare, lambda m: m.received.extend(many_cards)),
+            invalid,
+            "received",
+            "BAD_SIZE",
+        ),
+        Hostile(
+            "10,000 declarations before a suggestion",
+            "SuggestDeclaration",
+            _with(declare, lambda m: [m.declarations.add(seat=0, cards=[1]) for _ in range(BIG)]),
+            invalid,
+            "declarations",
+            "BAD_SIZE",
+        ),
+        Hostile(
+            "unknown declaration policy 77",
+            "SuggestDeclaration",
+            _with(declare, lambda m: setattr(m, "policy", 77)),
+            invalid,
+            "policy",
+            "UNKNOWN_VALUE",
+        ),
+        Hostile(
+            "a level card received that another seat showed both copies of",
+            "SuggestDeclaration",
+            _with(declare, lambda m: m.declarations.add(seat=0, cards=[1, 1])),
+            invalid,
+            "received",
+            "INCONSISTENT",
+        ),
+        Hostile(
+            "10,000-card dealer hand to bury from",
+            "SuggestBury",
+            _with(dealer, lambda m: m.hand.extend(many_cards)),
+            invalid,
+            "hand",
+            "BAD_SIZE",
+        ),
+        Hostile(
+            "unknown bury policy 77",
+            "SuggestBury",
+            _with(dealer, lambda m: setattr(m, "policy", 77)),
+            invalid,
+            "policy",
+            "UNKNOWN_VALUE",
+        ),
+        Hostile(
+            "an auto-bury of an impossible bottom",
+            "SuggestBury",
+            _with(dealer, impossible_bottom),
+            invalid,
+            None,
+            None,
+        ),
     ]
 
 

@@ -35,7 +35,7 @@ _DETAILS = (error_details_pb2.BadRequest, error_details_pb2.ErrorInfo)
 """Imported so that the default pool resolves the ``Any`` details of an error (their ``@type``)."""
 PROSE_KEYS = frozenset({"message", "description"})
 """JSON keys of human-readable text at any depth (``message`` fields, FieldViolation descriptions)."""
-PROSE_TOP = {"SuggestPlay": frozenset({"reason"})}
+PROSE_TOP = {method: frozenset({"reason"}) for method in ("SuggestPlay", "SuggestDeclaration", "SuggestBury")}
 """Per method, top-level keys of its response that are prose too."""
 
 

@@ -38,7 +38,11 @@ const options = { registry };
 /** JSON keys of human-readable text at any depth: compared for presence only. */
 const PROSE_KEYS = new Set(["message", "description"]);
 /** Per method, top-level keys of the response that are prose too. */
-const PROSE_TOP: Record<string, string[]> = { SuggestPlay: ["reason"] };
+const PROSE_TOP: Record<string, string[]> = {
+  SuggestPlay: ["reason"],
+  SuggestDeclaration: ["reason"],
+  SuggestBury: ["reason"],
+};
 const DEADLINE_MS = 10_000;
 
 type Outcome = { kind: "response"; json: JsonValue } | { kind: "error"; json: JsonValue };

@@ -109,6 +109,20 @@ REQUESTS: dict[str, st.SearchStrategy[dict[str, Any]]] = {
     "SuggestPlay": st.fixed_dictionaries(
         {**context, "seat": seat, "hand": real_cards}, optional={"trick": trick}
     ),
+    "SuggestDeclaration": st.fixed_dictionaries(
+        {"ruleset": ruleset, "level": rank, "seat": seat, "received": real_cards},
+        optional={
+            "policy": st.integers(0, 3),
+            "declarations": st.lists(
+                st.fixed_dictionaries({"seat": seat, "cards": cards}, optional={"hand": real_cards}),
+                max_size=5,
+            ),
+        },
+    ),
+    "SuggestBury": st.fixed_dictionaries(
+        {**context, "hand": st.lists(st.integers(1, 54), min_size=30, max_size=34)},
+        optional={"bottom": st.lists(st.integers(1, 54), max_size=9), "policy": st.integers(0, 3)},
+    ),
     "AuditHand": st.fixed_dictionaries(
         {
             "ruleset": ruleset,

@@ -114,4 +114,6 @@ def test_reflection_serves_the_contract_with_its_dependencies(live: Live) -> Non
         "AuditHand",
         "ValidatePlays",
         "ResolveTricks",
+        "SuggestDeclaration",
+        "SuggestBury",
     }

@@ -325,6 +325,62 @@ AUDIT_FINDING_PLAY_OUT_OF_TURN: AuditFinding.ValueType  # 8
 """A trick is recorded as led by a seat other than the one the rules give the lead (R4.1, R7.4)."""
 Global___AuditFinding: _TypeAlias = AuditFinding  # noqa: Y015
 
+class _DeclarationPolicy:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _DeclarationPolicyEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_DeclarationPolicy.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    DECLARATION_POLICY_UNSPECIFIED: _DeclarationPolicy.ValueType  # 0
+    """The default: DECLARATION_POLICY_STRONG."""
+    DECLARATION_POLICY_NONE: _DeclarationPolicy.ValueType  # 1
+    """Never declares: the deal goes on as if the seat were away."""
+    DECLARATION_POLICY_STRONG: _DeclarationPolicy.ValueType  # 2
+    """Declares, reinforces or overturns when the trumps that contract would give the seat (jokers, level
+    cards, pairs, the share of the cards still to come) are worth it; never overturns the partner.
+    """
+
+class DeclarationPolicy(_DeclarationPolicy, metaclass=_DeclarationPolicyEnumTypeWrapper):
+    """How SuggestDeclaration decides."""
+
+DECLARATION_POLICY_UNSPECIFIED: DeclarationPolicy.ValueType  # 0
+"""The default: DECLARATION_POLICY_STRONG."""
+DECLARATION_POLICY_NONE: DeclarationPolicy.ValueType  # 1
+"""Never declares: the deal goes on as if the seat were away."""
+DECLARATION_POLICY_STRONG: DeclarationPolicy.ValueType  # 2
+"""Declares, reinforces or overturns when the trumps that contract would give the seat (jokers, level
+cards, pairs, the share of the cards still to come) are worth it; never overturns the partner.
+"""
+Global___DeclarationPolicy: _TypeAlias = DeclarationPolicy  # noqa: Y015
+
+class _BuryPolicy:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _BuryPolicyEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_BuryPolicy.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    BURY_POLICY_UNSPECIFIED: _BuryPolicy.ValueType  # 0
+    """The default: BURY_POLICY_STRONG."""
+    BURY_POLICY_AUTO_BURY: _BuryPolicy.ValueType  # 1
+    """R13.6: the 8 bottom cards received, as CalculatePenalty's auto_bury buries them."""
+    BURY_POLICY_STRONG: _BuryPolicy.ValueType  # 2
+    """Voids short plain suits, keeps trumps, pairs and masters, buries points only when the attackers
+    are unlikely to take the last trick (the dig multiplies them, R8.4).
+    """
+
+class BuryPolicy(_BuryPolicy, metaclass=_BuryPolicyEnumTypeWrapper):
+    """How SuggestBury chooses."""
+
+BURY_POLICY_UNSPECIFIED: BuryPolicy.ValueType  # 0
+"""The default: BURY_POLICY_STRONG."""
+BURY_POLICY_AUTO_BURY: BuryPolicy.ValueType  # 1
+"""R13.6: the 8 bottom cards received, as CalculatePenalty's auto_bury buries them."""
+BURY_POLICY_STRONG: BuryPolicy.ValueType  # 2
+"""Voids short plain suits, keeps trumps, pairs and masters, buries points only when the attackers
+are unlikely to take the last trick (the dig multiplies them, R8.4).
+"""
+Global___BuryPolicy: _TypeAlias = BuryPolicy  # noqa: Y015
+
 @_typing.final
 class ValidatePlaysRequest(_message.Message):
     """Many plays to check. At most 100 items (MAX_BATCH_ITEMS): more is INVALID_ARGUMENT for the whole call."""
@@ -1926,3 +1982,175 @@ class AuditHandResponse(_message.Message):
     def WhichOneof(self, oneof_group: _WhichOneofArgType__trick) -> _WhichOneofReturnType__trick | None: ...
 
 Global___AuditHandResponse: _TypeAlias = AuditHandResponse  # noqa: Y015
+
+@_typing.final
+class SuggestDeclarationRequest(_message.Message):
+    """A request for the declaration a seat under auto-play makes now, during the deal (R10)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    RULESET_FIELD_NUMBER: _builtins.int
+    LEVEL_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    RECEIVED_FIELD_NUMBER: _builtins.int
+    DECLARATIONS_FIELD_NUMBER: _builtins.int
+    POLICY_FIELD_NUMBER: _builtins.int
+    level: _types_pb2.Rank.ValueType
+    """The level rank L of the hand (required): declarations use level cards."""
+    seat: _builtins.int
+    """The seat to advise, 0..3."""
+    policy: Global___DeclarationPolicy.ValueType
+    """How to decide; unspecified means DECLARATION_POLICY_STRONG."""
+    @_builtins.property
+    def ruleset(self) -> _types_pb2.Ruleset:
+        """The rule variants (BID-SET, BID-STAGES, who may show a joker pair)."""
+
+    @_builtins.property
+    def received(self) -> _containers.RepeatedScalarFieldContainer[_types_pb2.Card.ValueType]:
+        """The cards the seat has received so far, in deal order (1 to 25)."""
+
+    @_builtins.property
+    def declarations(self) -> _containers.RepeatedCompositeFieldContainer[Global___Declaration]:
+        """The deal's declaration acts so far in time order, as ValidateDeclaration takes them (at most 100)."""
+
+    def __init__(
+        self,
+        *,
+        ruleset: _types_pb2.Ruleset | None = ...,
+        level: _types_pb2.Rank.ValueType = ...,
+        seat: _builtins.int = ...,
+        received: _abc.Iterable[_types_pb2.Card.ValueType] | None = ...,
+        declarations: _abc.Iterable[Global___Declaration] | None = ...,
+        policy: Global___DeclarationPolicy.ValueType = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["ruleset", b"ruleset"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["declarations", b"declarations", "level", b"level", "policy", b"policy", "received", b"received", "ruleset", b"ruleset", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SuggestDeclarationRequest: _TypeAlias = SuggestDeclarationRequest  # noqa: Y015
+
+@_typing.final
+class SuggestDeclarationResponse(_message.Message):
+    """The declaration to make now, or none."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    CARDS_FIELD_NUMBER: _builtins.int
+    ACT_FIELD_NUMBER: _builtins.int
+    REASON_FIELD_NUMBER: _builtins.int
+    POLICY_FIELD_NUMBER: _builtins.int
+    act: Global___DeclarationAct.ValueType
+    """The R10.3 act the cards make; DECLARATION_ACT_UNSPECIFIED when none."""
+    reason: _builtins.str
+    """Why (for logs and replays)."""
+    policy: Global___DeclarationPolicy.ValueType
+    """The policy that decided."""
+    @_builtins.property
+    def cards(self) -> _containers.RepeatedScalarFieldContainer[_types_pb2.Card.ValueType]:
+        """The cards to show (one level card or a pair); empty means show nothing now. Always an act
+        ValidateDeclaration accepts after the request's declarations.
+        """
+
+    def __init__(
+        self,
+        *,
+        cards: _abc.Iterable[_types_pb2.Card.ValueType] | None = ...,
+        act: Global___DeclarationAct.ValueType = ...,
+        reason: _builtins.str = ...,
+        policy: Global___DeclarationPolicy.ValueType = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["act", b"act", "cards", b"cards", "policy", b"policy", "reason", b"reason"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SuggestDeclarationResponse: _TypeAlias = SuggestDeclarationResponse  # noqa: Y015
+
+@_typing.final
+class SuggestBuryRequest(_message.Message):
+    """A request for the cards a dealer under auto-play buries (R11)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    RULESET_FIELD_NUMBER: _builtins.int
+    LEVEL_FIELD_NUMBER: _builtins.int
+    CONTRACT_FIELD_NUMBER: _builtins.int
+    HAND_FIELD_NUMBER: _builtins.int
+    BOTTOM_FIELD_NUMBER: _builtins.int
+    POLICY_FIELD_NUMBER: _builtins.int
+    level: _types_pb2.Rank.ValueType
+    """The level rank L of the hand (required)."""
+    contract: _types_pb2.Contract.ValueType
+    """The trump suit or no-trump (required)."""
+    policy: Global___BuryPolicy.ValueType
+    """How to choose; unspecified means BURY_POLICY_STRONG."""
+    @_builtins.property
+    def ruleset(self) -> _types_pb2.Ruleset:
+        """The rule variants (DIG-MULT prices the points buried)."""
+
+    @_builtins.property
+    def hand(self) -> _containers.RepeatedScalarFieldContainer[_types_pb2.Card.ValueType]:
+        """The dealer's 33 cards after taking the bottom (R11.1)."""
+
+    @_builtins.property
+    def bottom(self) -> _containers.RepeatedScalarFieldContainer[_types_pb2.Card.ValueType]:
+        """The 8 bottom cards he received: required by BURY_POLICY_AUTO_BURY, optional otherwise (checked to
+        be among his 33 cards when given).
+        """
+
+    def __init__(
+        self,
+        *,
+        ruleset: _types_pb2.Ruleset | None = ...,
+        level: _types_pb2.Rank.ValueType = ...,
+        contract: _types_pb2.Contract.ValueType = ...,
+        hand: _abc.Iterable[_types_pb2.Card.ValueType] | None = ...,
+        bottom: _abc.Iterable[_types_pb2.Card.ValueType] | None = ...,
+        policy: Global___BuryPolicy.ValueType = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["ruleset", b"ruleset"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bottom", b"bottom", "contract", b"contract", "hand", b"hand", "level", b"level", "policy", b"policy", "ruleset", b"ruleset"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SuggestBuryRequest: _TypeAlias = SuggestBuryRequest  # noqa: Y015
+
+@_typing.final
+class SuggestBuryResponse(_message.Message):
+    """The cards to bury."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    CARDS_FIELD_NUMBER: _builtins.int
+    BOTTOM_POINTS_FIELD_NUMBER: _builtins.int
+    REASON_FIELD_NUMBER: _builtins.int
+    POLICY_FIELD_NUMBER: _builtins.int
+    bottom_points: _builtins.int
+    """Their point value (scored only if the attackers dig, R8.3)."""
+    reason: _builtins.str
+    """Why (for logs and replays)."""
+    policy: Global___BuryPolicy.ValueType
+    """The policy that chose them."""
+    @_builtins.property
+    def cards(self) -> _containers.RepeatedScalarFieldContainer[_types_pb2.Card.ValueType]:
+        """The 8 cards to bury; always a legal bury (R11)."""
+
+    def __init__(
+        self,
+        *,
+        cards: _abc.Iterable[_types_pb2.Card.ValueType] | None = ...,
+        bottom_points: _builtins.int = ...,
+        reason: _builtins.str = ...,
+        policy: Global___BuryPolicy.ValueType = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bottom_points", b"bottom_points", "cards", b"cards", "policy", b"policy", "reason", b"reason"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SuggestBuryResponse: _TypeAlias = SuggestBuryResponse  # noqa: Y015

@@ -95,6 +95,16 @@ class RulesServiceStub(object):
                 request_serializer=tractor_dot_rules_dot_v1_dot_rules__service__pb2.ResolveTricksRequest.SerializeToString,
                 response_deserializer=tractor_dot_rules_dot_v1_dot_rules__service__pb2.ResolveTricksResponse.FromString,
                 _registered_method=True)
+        self.SuggestDeclaration = channel.unary_unary(
+                '/tractor.rules.v1.RulesService/SuggestDeclaration',
+                request_serializer=tractor_dot_rules_dot_v1_dot_rules__service__pb2.SuggestDeclarationRequest.SerializeToString,
+                response_deserializer=tractor_dot_rules_dot_v1_dot_rules__service__pb2.SuggestDeclarationResponse.FromString,
+                _registered_method=True)
+        self.SuggestBury = channel.unary_unary(
+                '/tractor.rules.v1.RulesService/SuggestBury',
+                request_serializer=tractor_dot_rules_dot_v1_dot_rules__service__pb2.SuggestBuryRequest.SerializeToString,
+                response_deserializer=tractor_dot_rules_dot_v1_dot_rules__service__pb2.SuggestBuryResponse.FromString,
+                _registered_method=True)
 
 
 class RulesServiceServicer(object):
@@ -179,6 +189,21 @@ class RulesServiceServicer(object):
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def SuggestDeclaration(self, request, context):
+        """The declaration a seat under auto-play (托管) makes now while the cards are dealt: always legal
+        under R10, or none.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def SuggestBury(self, request, context):
+        """The 8 cards a dealer under auto-play buries: always a legal bury (R11).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_RulesServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -236,6 +261,16 @@ def add_RulesServiceServicer_to_server(servicer, server):
                     servicer.ResolveTricks,
                     request_deserializer=tractor_dot_rules_dot_v1_dot_rules__service__pb2.ResolveTricksRequest.FromString,
                     response_serializer=tractor_dot_rules_dot_v1_dot_rules__service__pb2.ResolveTricksResponse.SerializeToString,
+            ),
+            'SuggestDeclaration': grpc.unary_unary_rpc_method_handler(
+                    servicer.SuggestDeclaration,
+                    request_deserializer=tractor_dot_rules_dot_v1_dot_rules__service__pb2.SuggestDeclarationRequest.FromString,
+                    response_serializer=tractor_dot_rules_dot_v1_dot_rules__service__pb2.SuggestDeclarationResponse.SerializeToString,
+            ),
+            'SuggestBury': grpc.unary_unary_rpc_method_handler(
+                    servicer.SuggestBury,
+                    request_deserializer=tractor_dot_rules_dot_v1_dot_rules__service__pb2.SuggestBuryRequest.FromString,
+                    response_serializer=tractor_dot_rules_dot_v1_dot_rules__service__pb2.SuggestBuryResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -535,6 +570,60 @@ class RulesService(object):
             '/tractor.rules.v1.RulesService/ResolveTricks',
             tractor_dot_rules_dot_v1_dot_rules__service__pb2.ResolveTricksRequest.SerializeToString,
             tractor_dot_rules_dot_v1_dot_rules__service__pb2.ResolveTricksResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SuggestDeclaration(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/tractor.rules.v1.RulesService/SuggestDeclaration',
+            tractor_dot_rules_dot_v1_dot_rules__service__pb2.SuggestDeclarationRequest.SerializeToString,
+            tractor_dot_rules_dot_v1_dot_rules__service__pb2.SuggestDeclarationResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SuggestBury(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/tractor.rules.v1.RulesService/SuggestBury',
+            tractor_dot_rules_dot_v1_dot_rules__service__pb2.SuggestBuryRequest.SerializeToString,
+            tractor_dot_rules_dot_v1_dot_rules__service__pb2.SuggestBuryResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -69,6 +69,12 @@ class RulesServiceStub:
     """
     ResolveTricks: _grpc.UnaryUnaryMultiCallable[_rules_service_pb2.ResolveTricksRequest, _rules_service_pb2.ResolveTricksResponse]
     """Many ResolveTrick answers in one call, item by item as ResolveTrick gives them."""
+    SuggestDeclaration: _grpc.UnaryUnaryMultiCallable[_rules_service_pb2.SuggestDeclarationRequest, _rules_service_pb2.SuggestDeclarationResponse]
+    """The declaration a seat under auto-play (托管) makes now while the cards are dealt: always legal
+    under R10, or none.
+    """
+    SuggestBury: _grpc.UnaryUnaryMultiCallable[_rules_service_pb2.SuggestBuryRequest, _rules_service_pb2.SuggestBuryResponse]
+    """The 8 cards a dealer under auto-play buries: always a legal bury (R11)."""
 
 @_typing.type_check_only
 class RulesServiceAsyncStub(RulesServiceStub):
@@ -99,6 +105,12 @@ class RulesServiceAsyncStub(RulesServiceStub):
     """
     ResolveTricks: _aio.UnaryUnaryMultiCallable[_rules_service_pb2.ResolveTricksRequest, _rules_service_pb2.ResolveTricksResponse]  # type: ignore[assignment]
     """Many ResolveTrick answers in one call, item by item as ResolveTrick gives them."""
+    SuggestDeclaration: _aio.UnaryUnaryMultiCallable[_rules_service_pb2.SuggestDeclarationRequest, _rules_service_pb2.SuggestDeclarationResponse]  # type: ignore[assignment]
+    """The declaration a seat under auto-play (托管) makes now while the cards are dealt: always legal
+    under R10, or none.
+    """
+    SuggestBury: _aio.UnaryUnaryMultiCallable[_rules_service_pb2.SuggestBuryRequest, _rules_service_pb2.SuggestBuryResponse]  # type: ignore[assignment]
+    """The 8 cards a dealer under auto-play buries: always a legal bury (R11)."""
 
 class RulesServiceServicer(metaclass=_abc_1.ABCMeta):
     """The rules of Tractor as a stateless service. Rule ids in the comments refer to RULES.md."""
@@ -192,5 +204,23 @@ class RulesServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_rules_service_pb2.ResolveTricksResponse, _abc.Awaitable[_rules_service_pb2.ResolveTricksResponse]]:
         """Many ResolveTrick answers in one call, item by item as ResolveTrick gives them."""
+
+    @_abc_1.abstractmethod
+    def SuggestDeclaration(
+        self,
+        request: _rules_service_pb2.SuggestDeclarationRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_rules_service_pb2.SuggestDeclarationResponse, _abc.Awaitable[_rules_service_pb2.SuggestDeclarationResponse]]:
+        """The declaration a seat under auto-play (托管) makes now while the cards are dealt: always legal
+        under R10, or none.
+        """
+
+    @_abc_1.abstractmethod
+    def SuggestBury(
+        self,
+        request: _rules_service_pb2.SuggestBuryRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_rules_service_pb2.SuggestBuryResponse, _abc.Awaitable[_rules_service_pb2.SuggestBuryResponse]]:
+        """The 8 cards a dealer under auto-play buries: always a legal bury (R11)."""
 
 def add_RulesServiceServicer_to_server(servicer: RulesServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

@@ -1,0 +1,290 @@
+"""What a seat shows while the cards are dealt (托管 during the deal, R10): a declaration, or nothing.
+
+R10 itself is :mod:`rules_core.bidding`'s: every act this module proposes is replayed there after the
+deal's earlier acts, and only an accepted one is suggested, so a suggestion is legal by construction.
+This module only decides what is *worth* showing:
+
+* it values a contract by the trumps it would give the seat: those held (jokers, level cards, the suit)
+  plus the share of the cards still to come, over the average share of a 25-card hand, with a bonus for
+  jokers, level cards and trump pairs (they win tricks and protect the bottom);
+* with nothing declared it opens (A1, or A5 with a pair, or A6/A7 with a joker pair) in its best suit
+  when that value passes a bar that falls as the deal goes on (an early hand is mostly unknown, a late
+  one is what it is, and nobody declaring means no-trump, R10.8);
+* it reinforces its own standing single when it holds the pair (A2: the pair stage then blocks level
+  pair overturns, R10.4);
+* it overturns an opponent's contract (A3, A6, A7) when its level pair or joker pair gives a clearly
+  better contract for the seat than the one standing, and its own (A4) only for a much better one; it
+  never overturns its partner.
+
+Bounded: at most ten candidate acts, each judged by one replay of the request's acts (at most 100).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Final
+
+from rules_core.bidding import Act, Bidding, Declaration, declarations_of, resolve_declarations
+from rules_core.cards import (
+    BIG_JOKER,
+    COPIES,
+    DECK_SIZE,
+    EMPTY_HAND,
+    HAND_SIZE,
+    NUM_FACES,
+    PLAYERS,
+    SMALL_JOKER,
+    Hand,
+    Suit,
+    check_copies,
+    check_size,
+    face_of,
+    format_cards,
+)
+from rules_core.errors import InvalidArgumentError, Problem
+from rules_core.rules import Rules
+from rules_core.trump import TRUMP, trump_context
+
+OPENING_BAR: Final = 1.25
+"""An opening needs this multiple of an average hand's trumps at the start of the deal ..."""
+LATE_BAR: Final = 1.0
+"""... falling to this once all 25 cards are in (nobody declaring means no-trump, R10.8)."""
+OVERTURN_MARGIN: Final = 0.2
+"""An opponent's contract is overturned only for a contract this much better for the seat."""
+SELF_OVERTURN_MARGIN: Final = 0.5
+"""The seat's own contract only for a contract this much better (A4 doubles O too, R10.5)."""
+HONOUR_BONUS: Final = 0.5
+"""Extra trumps' worth for each joker and level card held: they are the top of every trump ladder."""
+PAIR_BONUS: Final = 1.0
+"""Extra trumps' worth for each trump pair held (pairs and tractors win tricks and the dig, R8.4)."""
+SUIT_SHARE: Final = HAND_SIZE * 36 / DECK_SIZE
+"""The trumps of an average 25-card hand under a suit contract (4 jokers, 8 level cards, 24 of the
+suit): the bonuses are counted in these units whatever the contract, so no-trump is not flattered."""
+JOKER_WAIT: Final = 20
+"""A joker pair is shown only once this many cards are in: it outranks every level card (R10.4), so
+waiting costs no stage race and shows a hand that is known."""
+
+
+class DeclarationPolicy(StrEnum):
+    """How :func:`suggest_declaration` decides."""
+
+    STRONG = "STRONG"
+    """Declare, reinforce or overturn when the holding is worth it (the default)."""
+    NONE = "NONE"
+    """Never declare (the plain policy: the deal goes on as if the seat were away)."""
+
+
+@dataclass(frozen=True, slots=True)
+class DeclarationAdvice:
+    """The act to make now: the cards to show and the R10.3 act they make, or nothing (``cards`` empty)."""
+
+    cards: tuple[int, ...]
+    act: Act | None
+    reason: str
+    policy: DeclarationPolicy
+
+
+@dataclass(frozen=True, slots=True)
+class _Deal:
+    """What the seat knows during the deal: its cards, how many it has, and the copies others showed."""
+
+    level: int
+    hand: Hand
+    received: int
+    shown_elsewhere: Hand
+    """Per face, the copies other seats have shown in accepted acts (R10.2: they are in their hands)."""
+
+
+def suggest_declaration(
+    *,
+    rules: Rules,
+    level: int,
+    seat: int,
+    received: Sequence[int],
+    acts: Sequence[tuple[int, tuple[int, ...], tuple[int, ...] | None]],
+    policy: DeclarationPolicy = DeclarationPolicy.STRONG,
+) -> DeclarationAdvice:
+    """The declaration ``seat`` should make now, having received ``received`` (in deal order) after the
+    deal's earlier ``acts`` (as ValidateDeclaration's request lists them). Always legal under R10."""
+    _check_seat(seat)
+    if not 2 <= level <= 14:
+        raise InvalidArgumentError("level", Problem.OUT_OF_RANGE, f"level must be 2..14, got {level}")
+    check_size(received, "received", 1, HAND_SIZE, "a hand during the deal")
+    hand = check_copies(received, "received")
+    sequence = declarations_of(acts)
+    bidding = resolve_declarations(rules=rules, level=level, sequence=sequence, first_hand=True)
+    deal = _Deal(level, hand, len(received), _shown_elsewhere(seat, hand, sequence, bidding))
+    if policy is DeclarationPolicy.NONE:
+        return DeclarationAdvice((), None, "none: this policy never declares", policy)
+    for cards, why in _wanted(deal, seat, sequence, bidding):
+        act = _accepted(rules, deal, seat, sequence, cards)
+        if act is not None:
+            return DeclarationAdvice(cards, act, f"strong: {act} {format_cards(cards)}, {why}", policy)
+    return DeclarationAdvice((), None, _why_not(deal, seat, bidding), policy)
+
+
+def _check_seat(seat: int) -> None:
+    if not 0 <= seat < PLAYERS:
+        raise InvalidArgumentError("seat", Problem.OUT_OF_RANGE, f"seat must be 0..{PLAYERS - 1}, got {seat}")
+
+
+def _shown_elsewhere(seat: int, hand: Hand, sequence: Sequence[Declaration], bidding: Bidding) -> Hand:
+    """The copies other seats showed in accepted acts; with the seat's own cards at most two of each face,
+    and the seat's own accepted acts among its cards (shown cards stay in the hand, R10.2)."""
+    shown = [list(EMPTY_HAND) for _ in range(PLAYERS)]
+    for index, (declaration, act) in enumerate(zip(sequence, bidding.acts, strict=True)):
+        if act is None:
+            continue
+        face = declaration.cards[0]
+        copies = COPIES if act is Act.A2_REINFORCE else len(declaration.cards)
+        shown[declaration.seat][face] = max(shown[declaration.seat][face], copies)
+        if declaration.seat == seat and hand[face] < copies:
+            raise InvalidArgumentError(
+                f"declarations[{index}].cards",
+                Problem.INCONSISTENT,
+                f"seat {seat} showed {format_cards(declaration.cards)} but its received cards lack them: "
+                "shown cards stay in the hand (R10.2)",
+            )
+    elsewhere = tuple(
+        sum(shown[other][face] for other in range(PLAYERS) if other != seat) for face in range(NUM_FACES)
+    )
+    for face in range(NUM_FACES):
+        if hand[face] + elsewhere[face] > COPIES:
+            raise InvalidArgumentError(
+                "received",
+                Problem.INCONSISTENT,
+                f"{format_cards([face])}: the seat holds {hand[face]} and other seats showed"
+                f" {elsewhere[face]}; two decks hold {COPIES}",
+            )
+    return elsewhere
+
+
+def _trump_faces(level: int, trump: Suit | None) -> tuple[int, ...]:
+    """The faces that are trumps under this contract (R2): jokers, level cards and the trump suit."""
+    return trump_context(level, trump).faces[TRUMP]
+
+
+def _value(deal: _Deal, trump: Suit | None) -> float:
+    """How good contract ``trump`` is for the seat: its expected trumps at the end of the deal, plus the
+    honours and pairs bonus, over the trumps an average 25-card hand gets under that contract."""
+    faces = _trump_faces(deal.level, trump)
+    held = sum(deal.hand[face] for face in faces)
+    total = COPIES * len(faces)
+    unseen_trumps = total - held - sum(deal.shown_elsewhere[face] for face in faces)
+    unseen = DECK_SIZE - deal.received - sum(deal.shown_elsewhere)
+    expected = held + (HAND_SIZE - deal.received) * max(unseen_trumps, 0) / max(unseen, 1)
+    honours = sum(deal.hand[face] for face in faces if _is_honour(deal.level, face))
+    pairs = sum(1 for face in faces if deal.hand[face] == COPIES)
+    average = HAND_SIZE * total / DECK_SIZE
+    return expected / average + (HONOUR_BONUS * honours + PAIR_BONUS * pairs) / SUIT_SHARE
+
+
+def _is_honour(level: int, face: int) -> bool:
+    return face >= SMALL_JOKER or face % 13 + 2 == level
+
+
+def _bar(deal: _Deal) -> float:
+    """The value an opening needs: high early in the deal, lower as the hand is known (R10.1, R10.8)."""
+    return OPENING_BAR - (OPENING_BAR - LATE_BAR) * deal.received / HAND_SIZE
+
+
+def _wanted(
+    deal: _Deal, seat: int, sequence: Sequence[Declaration], bidding: Bidding
+) -> list[tuple[tuple[int, ...], str]]:
+    """The acts worth making now, best first (each still to be judged by R10)."""
+    if not bidding.declared:
+        return _openings(deal)
+    owner = bidding.last_changer
+    assert owner is not None
+    if owner != seat and owner % 2 == seat % 2:
+        return []  # the partner's contract: never overturned
+    current = bidding.contract
+    reinforce: list[tuple[tuple[int, ...], str]] = []
+    if owner == seat and current is not None and _single_stands(seat, sequence, bidding):
+        face = face_of(current, deal.level)
+        if deal.hand[face] == COPIES:
+            reinforce.append(
+                ((face, face), "reinforcing its own single (A2 blocks level-pair overturns, R10.4)")
+            )
+    margin = SELF_OVERTURN_MARGIN if owner == seat else OVERTURN_MARGIN
+    standing = _value(deal, current)
+    bar = max(_bar(deal), standing + margin)
+    overturns: list[tuple[float, tuple[int, ...], str]] = []
+    for cards, trump in _pairs(deal):
+        worth = _value(deal, trump)
+        if trump != current and worth >= bar:
+            overturns.append((worth, cards, f"{_name(trump)} worth {worth:.2f} against {standing:.2f} now"))
+    overturns.sort(key=lambda option: -option[0])  # stable: the big jokers before the small at a tie
+    return reinforce + [(cards, why) for _, cards, why in overturns]
+
+
+def _single_stands(seat: int, sequence: Sequence[Declaration], bidding: Bidding) -> bool:
+    """Whether the contract is still the seat's own A1 single, not yet reinforced."""
+    accepted = [(d, act) for d, act in zip(sequence, bidding.acts, strict=True) if act is not None]
+    return bool(accepted) and accepted[-1][1] is Act.A1_SINGLE and accepted[-1][0].seat == seat
+
+
+def _openings(deal: _Deal) -> list[tuple[tuple[int, ...], str]]:
+    """With nothing declared: the held level cards and joker pairs whose contract passes the bar, best
+    first; a pair is shown whole (A5 or A6/A7, a higher stage: harder to overturn), a single as A1."""
+    bar = _bar(deal)
+    options: list[tuple[float, tuple[int, ...], str]] = []
+    for suit in Suit:
+        face = face_of(suit, deal.level)
+        if deal.hand[face]:
+            worth = _value(deal, suit)
+            if worth >= bar:
+                why = f"{_name(suit)} worth {worth:.2f} of an average hand (bar {bar:.2f})"
+                if deal.hand[face] == COPIES:
+                    options.append((worth + 0.01, (face, face), why))
+                options.append((worth, (face,), why))
+    for joker in (BIG_JOKER, SMALL_JOKER):
+        if deal.hand[joker] == COPIES and deal.received >= JOKER_WAIT:
+            worth = _value(deal, None)
+            if worth >= bar:
+                why = f"no-trump worth {worth:.2f} of an average hand (bar {bar:.2f})"
+                options.append((worth + (0.02 if joker == BIG_JOKER else 0.01), (joker, joker), why))
+    options.sort(key=lambda option: -option[0])
+    return [(cards, why) for _, cards, why in options]
+
+
+def _pairs(deal: _Deal) -> list[tuple[tuple[int, ...], Suit | None]]:
+    """The overturning pairs the seat holds: level pairs (their suit) and joker pairs (no-trump), the big
+    jokers first (stage 4 ends the bidding, R10.4)."""
+    found: list[tuple[tuple[int, ...], Suit | None]] = [
+        ((face_of(suit, deal.level),) * COPIES, suit)
+        for suit in Suit
+        if deal.hand[face_of(suit, deal.level)] == COPIES
+    ]
+    if deal.received >= JOKER_WAIT:
+        found += [((joker, joker), None) for joker in (BIG_JOKER, SMALL_JOKER) if deal.hand[joker] == COPIES]
+    return found
+
+
+def _accepted(
+    rules: Rules, deal: _Deal, seat: int, sequence: Sequence[Declaration], cards: tuple[int, ...]
+) -> Act | None:
+    """R10 decides: the act ``cards`` makes after the deal's acts, or None when it would be rejected."""
+    attempt = Declaration(seat=seat, cards=cards, hand=deal.hand)
+    result = resolve_declarations(
+        rules=rules, level=deal.level, sequence=[*sequence, attempt], first_hand=True
+    )
+    return result.acts[-1]
+
+
+def _why_not(deal: _Deal, seat: int, bidding: Bidding) -> str:
+    owner = bidding.last_changer
+    if owner is not None and owner != seat and owner % 2 == seat % 2:
+        return "strong: nothing; the partner's contract stands"
+    held = any(deal.hand[face_of(suit, deal.level)] for suit in Suit) or any(
+        deal.hand[joker] == COPIES for joker in (SMALL_JOKER, BIG_JOKER)
+    )
+    if not held:
+        return "strong: nothing; no level card or joker pair to show"
+    return "strong: nothing; no legal act makes a contract worth showing now"
+
+
+def _name(trump: Suit | None) -> str:
+    return "no-trump" if trump is None else f"{trump.name} trump"
