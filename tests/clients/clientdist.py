@@ -1,24 +1,41 @@
-"""The client distribution's files: what a wheel or an sdist holds, a wheel's core metadata and the lower
-bounds of its ranges; and running a command (a venv's python, pip, build) to its end."""
+"""The client distribution as a user gets it: its wheel and sdist built from ``clients/python``
+(``build``), what they hold and declare, and fresh venvs with the wheel on the lowest or the newest
+dependencies its ranges admit (``make_venv``).
+
+What a test run builds is shared by its pytest-xdist workers (``shared``: a file lock in the run's
+temporary folder), since several tests use each build and venv. No conftest here: a ``conftest``
+module in this folder, collected for doctests before ``tests/conftest.py``, would take its name.
+"""
 
 from __future__ import annotations
 
 import email.parser
+import fcntl
 import os
+import shutil
 import subprocess
+import sys
 import tarfile
+import tempfile
 import zipfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from email.message import Message
 from pathlib import Path
 from typing import Final
 
+import pytest
 from packaging.requirements import Requirement
 
 from loadtest.server import ROOT
 
 CLIENT: Final = ROOT / "clients" / "python"
 SUBPROCESS_TIMEOUT: Final = 300.0
+COPIED: Final = ("pyproject.toml", "README.md", "tractor")
+"""What the build sees of ``clients/python``: no egg-info or build/ left by an editable install."""
+KINDS: Final = ("lowest", "newest")
+BINARY_ONLY: Final = "grpcio,protobuf"
+"""Never compile these from source: a missing wheel fails fast rather than building for minutes."""
 
 
 @dataclass(frozen=True)
@@ -80,3 +97,53 @@ def lowest(wheel: Path) -> list[str]:
         (bound,) = (spec.version for spec in requirement.specifier if spec.operator == ">=")
         pins.append(f"{requirement.name}=={bound}")
     return pins
+
+
+def shared(factory: pytest.TempPathFactory, name: str, make: Callable[[Path], None]) -> Path:
+    """The folder ``name`` of this test run, filled by ``make`` in the first worker that asks for it."""
+    base = factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        base = base.parent  # the run's folder, above each worker's own
+    folder = base / name
+    with (base / f"{name}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (folder / ".done").exists():
+            shutil.rmtree(folder, ignore_errors=True)
+            folder.mkdir()
+            make(folder)
+            (folder / ".done").touch()
+    return folder
+
+
+def build(out: Path) -> None:
+    """``python -m build``: the sdist, then the wheel from the sdist (so the sdist must be complete).
+
+    Without build isolation: the backend is the dev group's pinned setuptools, already installed,
+    rather than a fresh download for each build."""
+    with tempfile.TemporaryDirectory() as scratch:
+        source = Path(scratch) / "python"
+        source.mkdir()
+        for name in COPIED:
+            copy = shutil.copytree if (CLIENT / name).is_dir() else shutil.copy2
+            copy(CLIENT / name, source / name)
+        for cache in list(source.rglob("__pycache__")):
+            shutil.rmtree(cache)
+        run(sys.executable, "-m", "build", "--no-isolation", "--outdir", out, source)
+
+
+def pip(python: Path, *args: str) -> str:
+    """This venv's pip (pip 26, the dev group's) acting on the venv of ``python``."""
+    return run(sys.executable, "-m", "pip", "--python", python, *args)
+
+
+def make_venv(wheel: Path, kind: str) -> Callable[[Path], None]:
+    """A maker of a venv with ``wheel`` installed on the ``kind`` end of its ranges."""
+
+    def make(folder: Path) -> None:
+        run(sys.executable, "-m", "venv", "--without-pip", folder)
+        python = folder / "bin" / "python"
+        pins = lowest(wheel) if kind == "lowest" else []
+        pip(python, "install", "-q", "--only-binary", BINARY_ONLY, str(wheel), *pins)
+        pip(python, "check")
+
+    return make

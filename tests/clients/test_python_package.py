@@ -12,12 +12,26 @@ from __future__ import annotations
 import json
 import re
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, Final
 
 import pytest
-from clientdist import CLIENT, Dists, clean_env, lowest, metadata, requirements, run, sdist_names, wheel_names
+from clientdist import (
+    CLIENT,
+    KINDS,
+    Dists,
+    build,
+    clean_env,
+    lowest,
+    make_venv,
+    metadata,
+    requirements,
+    run,
+    sdist_names,
+    shared,
+    wheel_names,
+)
 from packaging.requirements import Requirement
 from packaging.version import Version
 
@@ -29,6 +43,33 @@ SUITE: Final = Path(__file__).with_name("client_suite.py")
 DEPENDENCIES: Final = {"grpcio", "protobuf", "googleapis-common-protos"}
 README: Final = ROOT / "README.md"
 README_ADDRESS: Final = "localhost:50051"
+
+
+@pytest.fixture(scope="session")
+def dists(tmp_path_factory: pytest.TempPathFactory) -> Dists:
+    """The client's wheel and sdist, built once per run."""
+    out = shared(tmp_path_factory, "client-dists", build)
+    (wheel,) = out.glob("*.whl")
+    (sdist,) = out.glob("*.tar.gz")
+    return Dists(wheel, sdist)
+
+
+@pytest.fixture(scope="session")
+def client_venv(tmp_path_factory: pytest.TempPathFactory, dists: Dists) -> Callable[[str], Path]:
+    """The python of the ``lowest`` or ``newest`` venv (made once per run)."""
+
+    def python(kind: str) -> Path:
+        assert kind in KINDS
+        return shared(tmp_path_factory, f"client-venv-{kind}", make_venv(dists.wheel, kind)) / "bin/python"
+
+    return python
+
+
+@pytest.fixture(scope="module")
+def served() -> Iterator[ServerProcess]:
+    """``tractor-rules serve`` as deployed (supervisor and one forked worker) on 127.0.0.1."""
+    with ServerProcess("--workers", "1") as server:
+        yield server
 
 
 def source_files() -> set[str]:
