@@ -96,6 +96,62 @@ class EndRule(StrEnum):
     """END-LITERAL-000: any gain that carries a team past A ends the game."""
 
 
+MAX_TABLE_POINTS: Final = 200
+"""R8.1: the points in both decks; a take-over score above them only a dig could reach (LEVEL-TABLE)."""
+
+
+@dataclass(frozen=True, slots=True)
+class LevelTable:
+    """LEVEL-TABLE (R9.1): the level table as three parameters; the seeds' table is 40, 2, 1.
+
+    The take-over score is ``step_points * take_over_steps``; below it the dealer team gains one level
+    per step short of it (and one more for a shut-out at 0); from it the attackers gain one level per
+    full step above it, less the ``dead_zone_steps`` (0 or 1) where nobody gains.
+    """
+
+    step_points: int = 40
+    """Points per level step: a multiple of 5 (R8.1), 5..200."""
+    take_over_steps: int = 2
+    """Steps from 0 to the take-over score, 1..40 (the product at most 200)."""
+    dead_zone_steps: int = 1
+    """Steps at the take-over where nobody gains a level: 0 or 1."""
+
+    def __post_init__(self) -> None:
+        _check_table_int("step_points", self.step_points, 5, MAX_TABLE_POINTS)
+        if self.step_points % 5:
+            raise InvalidArgumentError(
+                "level_table.step_points",
+                Problem.OUT_OF_RANGE,
+                f"a step is a multiple of 5 points (R8.1), got {self.step_points}",
+            )
+        _check_table_int("take_over_steps", self.take_over_steps, 1, MAX_TABLE_POINTS // 5)
+        _check_table_int("dead_zone_steps", self.dead_zone_steps, 0, 1)
+        if self.take_over > MAX_TABLE_POINTS:
+            raise InvalidArgumentError(
+                "level_table.take_over_steps",
+                Problem.INCONSISTENT,
+                f"{self.take_over_steps} steps of {self.step_points} points put the take-over at "
+                f"{self.take_over}, above the deck's {MAX_TABLE_POINTS} points",
+            )
+
+    @property
+    def take_over(self) -> int:
+        """R9.2: the attackers' score from which they win the hand (80 in the seeds' table)."""
+        return self.step_points * self.take_over_steps
+
+
+def _check_table_int(name: str, value: object, low: int, high: int) -> None:
+    """One LEVEL-TABLE parameter: an int (not a bool) in ``low..high``, named as the request names it."""
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise InvalidArgumentError(
+            f"level_table.{name}", Problem.OUT_OF_RANGE, f"{name} must be an int {low}..{high}, got {value!r}"
+        )
+
+
+SEEDS_TABLE: Final = LevelTable()
+"""R9.1 as the three rulebooks write it: 40-point steps, take-over at 80, the 80-115 band a dead zone."""
+
+
 @dataclass(frozen=True, slots=True)
 class Rules:
     """Every rule option of RULES.md's variant summary, validated on construction."""
@@ -122,6 +178,8 @@ class Rules:
     """END: how the game ends (R9.6)."""
     coins: bool = True
     """COINS: whether Tao Dou settlement and forced-quit penalties apply (R12, R13; [003] only)."""
+    level_table: LevelTable = SEEDS_TABLE
+    """LEVEL-TABLE: the level table's parameters (R9.1); every preset keeps the seeds' table."""
 
     def __post_init__(self) -> None:
         for name, kind in _FIELD_TYPES.items():
@@ -146,6 +204,7 @@ _FIELD_TYPES: Final[dict[str, type]] = {
     "must_play": frozenset,
     "end": EndRule,
     "coins": bool,
+    "level_table": LevelTable,
 }
 
 DEFAULT_RULES: Final = Rules()

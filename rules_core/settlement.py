@@ -26,15 +26,15 @@ from typing import Final
 
 from rules_core.cards import PLAYERS
 from rules_core.errors import InvalidArgumentError, Problem
-from rules_core.rules import EndRule, Rules
+from rules_core.rules import SEEDS_TABLE, EndRule, LevelTable, Rules
 
 ACE: Final = 14
 """The top level (R2.1); a team "goes around" (转一圈) by passing it (R9.6)."""
 LOWEST_LEVEL: Final = 2
-TAKE_OVER_SCORE: Final = 80
-"""R9.2: the attackers win the hand from 80 points."""
-POINTS_PER_LEVEL: Final = 40
-"""R9.1: one more level for every further 40 points."""
+TAKE_OVER_SCORE: Final = SEEDS_TABLE.take_over
+"""R9.2: the attackers win the hand from 80 points (the seeds' table; LEVEL-TABLE sets another)."""
+POINTS_PER_LEVEL: Final = SEEDS_TABLE.step_points
+"""R9.1: one more level for every further 40 points (the seeds' table)."""
 SCORE_STEP: Final = 5
 """Every point card is worth a multiple of 5 (R8.1), so every score is too."""
 MAX_COEFFICIENT: Final = 12
@@ -104,33 +104,37 @@ def check_seat(name: str, seat: int) -> None:
     check_int(name, seat, high=PLAYERS - 1)
 
 
-def winning_side(score: int) -> Side:
-    """R9.2: the side that wins the hand at this score.
+def winning_side(score: int, table: LevelTable = SEEDS_TABLE) -> Side:
+    """R9.2: the side that wins the hand at this score (from the table's take-over score, LEVEL-TABLE).
 
     >>> winning_side(75), winning_side(80)
     (<Side.DEALER_TEAM: 'dealer_team'>, <Side.ATTACKERS: 'attackers'>)
     """
     check_score(score)
-    return Side.DEALER_TEAM if score < TAKE_OVER_SCORE else Side.ATTACKERS
+    return Side.DEALER_TEAM if score < table.take_over else Side.ATTACKERS
 
 
-def level_gain(score: int) -> int:
-    """R9.1: levels the winning side gains, before any cap; +1 per further 40 points, unbounded.
+def level_gain(score: int, table: LevelTable = SEEDS_TABLE) -> int:
+    """R9.1: levels the winning side gains, before any cap; +1 per further step, unbounded (LEVEL-TABLE).
+
+    Below the take-over the dealer team gains one level per step it is short of it, one more for a
+    shut-out (0 points exactly); from it the attackers gain one per full step above it, less the dead zone.
 
     >>> [level_gain(s) for s in (0, 5, 35, 40, 75, 80, 115, 120, 200, 480)]
     [3, 2, 2, 1, 1, 0, 0, 1, 3, 10]
+    >>> [level_gain(s, LevelTable(30, 3, 0)) for s in (0, 5, 30, 85, 90, 115, 120)]
+    [4, 3, 2, 1, 1, 1, 2]
     """
     check_score(score)
+    step, take_over = table.step_points, table.take_over
+    if score >= take_over:
+        return (score - take_over) // step + 1 - table.dead_zone_steps
     if score == 0:
-        return 3
-    if score < POINTS_PER_LEVEL:
-        return 2
-    if score < TAKE_OVER_SCORE:
-        return 1
-    return (score - TAKE_OVER_SCORE) // POINTS_PER_LEVEL
+        return table.take_over_steps + 1
+    return table.take_over_steps - score // step
 
 
-def score_coefficient(score: int, *, g_eff: int | None = None) -> int:
+def score_coefficient(score: int, *, g_eff: int | None = None, table: LevelTable = SEEDS_TABLE) -> int:
     """R12.5: the Tao Dou coefficient K, 1..12: levels gained + 1, capped at 12 and at ``g_eff + 1``.
 
     ``g_eff`` is the gain left by the must-play caps (``Settlement.g_eff``); None means no cap applies.
@@ -141,7 +145,7 @@ def score_coefficient(score: int, *, g_eff: int | None = None) -> int:
     >>> score_coefficient(200, g_eff=2)
     3
     """
-    coefficient = min(level_gain(score) + 1, MAX_COEFFICIENT)
+    coefficient = min(level_gain(score, table) + 1, MAX_COEFFICIENT)
     if g_eff is None:
         return coefficient
     check_int("g_eff", g_eff)
@@ -190,8 +194,8 @@ def settle_hand(
     check_seat("dealer_seat", dealer_seat)
     check_level("dealer_level", dealer_level)
     check_level("attacker_level", attacker_level)
-    winner = winning_side(score)
-    gain = level_gain(score)
+    winner = winning_side(score, rules.level_table)
+    gain = level_gain(score, rules.level_table)
     dealer_won = winner is Side.DEALER_TEAM
     before = dealer_level if dealer_won else attacker_level
     after = capped_level(must_play=must_play_levels(rules), level=before, gain=gain, was_dealer=dealer_won)
@@ -209,5 +213,5 @@ def settle_hand(
         next_level=new_level,  # R9.4: the winners are the next dealer team
         game_over=game_over,
         game_winner=winner if game_over else None,
-        K=score_coefficient(score, g_eff=g_eff),
+        K=score_coefficient(score, g_eff=g_eff, table=rules.level_table),
     )

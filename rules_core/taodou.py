@@ -124,9 +124,9 @@ def settle_coins(
     check_seat("dealer_seat", dealer_seat)
     check_int("rake_bp", rake_bp, high=BASIS_POINTS)
     wallets = _check_balances(balances)
-    coefficient = score_coefficient(score, g_eff=g_eff)
+    coefficient = score_coefficient(score, g_eff=g_eff, table=rules.level_table)
     total = base * dealer_level * overturn * coefficient  # R12.1
-    winners = winning_side(score)  # R12.6
+    winners = winning_side(score, rules.level_table)  # R12.6
     dealer_team = {dealer_seat, (dealer_seat + 2) % PLAYERS}
     winner_seats = [seat for seat in range(PLAYERS) if (seat in dealer_team) == (winners is Side.DEALER_TEAM)]
     paid = {

@@ -22,6 +22,7 @@ from rules_core.cards import (
     PLAYERS,
     Suit,
 )
+from rules_core.errors import InvalidArgumentError
 from rules_core.forced_quit import Phase, Quit, Role
 from rules_core.kitty import BuryResult
 from rules_core.rules import (
@@ -33,6 +34,7 @@ from rules_core.rules import (
     EndRule,
     FirstDealer,
     JokerOverturn,
+    LevelTable,
     RuffStructure,
     Rules,
     ThrowCheck,
@@ -45,7 +47,7 @@ from rules_core.trick import JudgedTrick, Judgement, TrickResult
 from rules_core.trump import TrumpContext, trump_context
 from rules_core.turn import NOTHING_KNOWN, HandSoFar, Listing, PlayVerdict, Policy, Suggestion
 from rules_core.verdicts import Illegal, Legal, ThrowResult, Violation
-from services.errors import Reason, invalid
+from services.errors import Reason, from_engine, invalid
 from tractor.rules.v1 import rules_service_pb2 as pb
 from tractor.rules.v1 import types_pb2 as t
 
@@ -172,7 +174,25 @@ def ruleset(message: t.Ruleset, path: str = "ruleset") -> tuple[Rules, str]:
         )
     if message.HasField("coins"):
         changes["coins"] = message.coins
+    if message.HasField("level_table"):
+        changes["level_table"] = level_table(message.level_table, PRESETS[preset].level_table, path)
     return dataclasses.replace(PRESETS[preset], **changes), preset
+
+
+def level_table(message: t.LevelTable, preset: LevelTable, path: str) -> LevelTable:
+    """LEVEL-TABLE (R9.1): the preset's table with the set parameters replaced; rules_core judges them
+    and names the field (``ruleset.level_table.step_points``)."""
+    changes: dict[str, int] = {}
+    if message.step_points:
+        changes["step_points"] = message.step_points
+    if message.take_over_steps:
+        changes["take_over_steps"] = message.take_over_steps
+    if message.HasField("dead_zone_steps"):
+        changes["dead_zone_steps"] = message.dead_zone_steps
+    try:
+        return dataclasses.replace(preset, **changes)
+    except InvalidArgumentError as error:
+        raise from_engine(error, path) from None
 
 
 # --------------------------------------------------------------------------------------------------

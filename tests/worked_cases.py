@@ -21,6 +21,7 @@ from rules_core.rules import (
     DigShape,
     EndRule,
     FirstDealer,
+    LevelTable,
     RuffStructure,
     Rules,
     ThrowCheck,
@@ -60,6 +61,8 @@ def rules_for(case: Case) -> Rules:
     for option, value in case["opts"].items():
         if option == "MUST_PLAY":
             changes["must_play"] = frozenset(parse_rank(level) for level in value)
+        elif option == "LEVEL_TABLE":
+            changes["level_table"] = LevelTable(**value)  # R14.1
         else:
             name, kind = _OPTION_FIELDS[option]
             changes[name] = kind(value)

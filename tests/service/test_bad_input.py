@@ -242,6 +242,25 @@ MATRIX: list[tuple[str, Callable[[Body], None], str, str]] = [
         "ruleset.must_play.levels[0]",
         "MISSING",
     ),
+    # R14.1 LEVEL-TABLE: a bad parameter, and a combination past the deck's points
+    (
+        "settle",
+        put("ruleset", {"level_table": {"step_points": 42}}),
+        "ruleset.level_table.step_points",
+        "OUT_OF_RANGE",
+    ),
+    (
+        "settle",
+        put("ruleset", {"level_table": {"dead_zone_steps": 2}}),
+        "ruleset.level_table.dead_zone_steps",
+        "OUT_OF_RANGE",
+    ),
+    (
+        "settle",
+        put("ruleset", {"level_table": {"step_points": 45, "take_over_steps": 5}}),
+        "ruleset.level_table.take_over_steps",
+        "INCONSISTENT",
+    ),
     # required values and ranges
     ("follow", put("level", None), "level", "MISSING"),
     ("follow", put("level", 1), "level", "UNKNOWN_VALUE"),

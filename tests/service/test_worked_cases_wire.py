@@ -47,6 +47,8 @@ def ruleset(case: Case) -> dict[str, Any]:
     for option, value in case["opts"].items():
         if option == "MUST_PLAY":
             body["must_play"] = {"levels": [rank(level) for level in value]}
+        elif option == "LEVEL_TABLE":
+            body["level_table"] = dict(value)  # R14.1: the wire names the parameters as the case does
         else:
             field, prefix, domain = _OPTIONS[option]
             body[field] = prefix + domain(value).name

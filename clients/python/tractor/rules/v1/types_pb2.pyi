@@ -771,6 +771,40 @@ class MustPlay(_message.Message):
 Global___MustPlay: _TypeAlias = MustPlay  # noqa: Y015
 
 @_typing.final
+class LevelTable(_message.Message):
+    """LEVEL-TABLE (R9.1): the level table as parameters. The three rulebooks' table is 40, 2 and 1; every
+    preset keeps it. A field left unset keeps the preset's value.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    STEP_POINTS_FIELD_NUMBER: _builtins.int
+    TAKE_OVER_STEPS_FIELD_NUMBER: _builtins.int
+    DEAD_ZONE_STEPS_FIELD_NUMBER: _builtins.int
+    step_points: _builtins.int
+    """Points per level step: a multiple of 5, 5..200."""
+    take_over_steps: _builtins.int
+    """Steps from 0 to the take-over score (step_points x take_over_steps, at most 200)."""
+    dead_zone_steps: _builtins.int
+    """Steps at the take-over where nobody gains a level: 0 or 1 (the 80-115 band of the seeds' table)."""
+    def __init__(
+        self,
+        *,
+        step_points: _builtins.int = ...,
+        take_over_steps: _builtins.int = ...,
+        dead_zone_steps: _builtins.int | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_dead_zone_steps", b"_dead_zone_steps", "dead_zone_steps", b"dead_zone_steps"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_dead_zone_steps", b"_dead_zone_steps", "dead_zone_steps", b"dead_zone_steps", "step_points", b"step_points", "take_over_steps", b"take_over_steps"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__dead_zone_steps: _TypeAlias = _typing.Literal["dead_zone_steps"]  # noqa: Y015
+    _WhichOneofArgType__dead_zone_steps: _TypeAlias = _typing.Literal["_dead_zone_steps", b"_dead_zone_steps"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__dead_zone_steps) -> _WhichOneofReturnType__dead_zone_steps | None: ...
+
+Global___LevelTable: _TypeAlias = LevelTable  # noqa: Y015
+
+@_typing.final
 class Ruleset(_message.Message):
     """The rule variants a request is judged under: a named preset, then any overrides. Every override
     left unset (UNSPECIFIED, or absent) keeps the preset's value.
@@ -790,6 +824,7 @@ class Ruleset(_message.Message):
     END_RULE_FIELD_NUMBER: _builtins.int
     COINS_FIELD_NUMBER: _builtins.int
     JOKER_OVERTURN_FIELD_NUMBER: _builtins.int
+    LEVEL_TABLE_FIELD_NUMBER: _builtins.int
     preset: _builtins.str
     """The preset: "default" (RULES.md's recommended defaults), "rulebook-000", "rulebook-001" (the same
     rules as 000) or "rulebook-003". Empty means "default". Any other name is INVALID_ARGUMENT.
@@ -818,6 +853,10 @@ class Ruleset(_message.Message):
     def must_play(self) -> Global___MustPlay:
         """MUST-PLAY override: when present (even with no levels) it replaces the preset's set."""
 
+    @_builtins.property
+    def level_table(self) -> Global___LevelTable:
+        """LEVEL-TABLE override (R9.1): when present, its set fields replace the preset's table parameters."""
+
     def __init__(
         self,
         *,
@@ -833,10 +872,11 @@ class Ruleset(_message.Message):
         end_rule: Global___EndRule.ValueType = ...,
         coins: _builtins.bool | None = ...,
         joker_overturn: Global___JokerOverturn.ValueType = ...,
+        level_table: Global___LevelTable | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_coins", b"_coins", "coins", b"coins", "must_play", b"must_play"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_coins", b"_coins", "coins", b"coins", "level_table", b"level_table", "must_play", b"must_play"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_coins", b"_coins", "bid_set", b"bid_set", "bid_stages", b"bid_stages", "coins", b"coins", "dig_multiplier", b"dig_multiplier", "dig_shape", b"dig_shape", "end_rule", b"end_rule", "first_dealer", b"first_dealer", "joker_overturn", b"joker_overturn", "must_play", b"must_play", "preset", b"preset", "ruff_structure", b"ruff_structure", "throw_check", b"throw_check"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_coins", b"_coins", "bid_set", b"bid_set", "bid_stages", b"bid_stages", "coins", b"coins", "dig_multiplier", b"dig_multiplier", "dig_shape", b"dig_shape", "end_rule", b"end_rule", "first_dealer", b"first_dealer", "joker_overturn", b"joker_overturn", "level_table", b"level_table", "must_play", b"must_play", "preset", b"preset", "ruff_structure", b"ruff_structure", "throw_check", b"throw_check"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__coins: _TypeAlias = _typing.Literal["coins"]  # noqa: Y015
     _WhichOneofArgType__coins: _TypeAlias = _typing.Literal["_coins", b"_coins"]  # noqa: Y015
