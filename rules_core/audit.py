@@ -32,7 +32,7 @@ from rules_core.follow import check_follow
 from rules_core.kitty import check_bury
 from rules_core.rules import Rules
 from rules_core.seating import SeatCards, by_seat, in_turn, seat_in_range
-from rules_core.settlement import Settlement, check_level, check_seat
+from rules_core.settlement import FailedThrow, Settlement, check_level, check_seat
 from rules_core.taodou import CoinSettlement, Stake, check_coins_enabled, settle
 from rules_core.throw import check_lead
 from rules_core.trick import TrickResult, resolve_trick
@@ -194,6 +194,7 @@ def audit_hand(rules: Rules, record: HandRecord, *, stake: Stake | None = None) 
     ctx = trump_context(record.level, bidding.contract)
     results: list[TrickResult] = []
     leader, score = dealer, 0
+    failed: list[FailedThrow] = []  # R14.2: what THROW-PENALTY charges
     for index, trick in enumerate(record.tricks):
         if trick.leader is not None and trick.leader != leader:
             message = (
@@ -215,6 +216,8 @@ def audit_hand(rules: Rules, record: HandRecord, *, stake: Stake | None = None) 
         )
         results.append(result)
         score += result.attacker_points
+        if trick.attempted:
+            failed.append(FailedThrow(leader, len(trick.attempted)))
         leader = result.winner
     played = len(results)
     if any(sum(hand) for hand in hands) or played != len(record.tricks):
@@ -228,6 +231,7 @@ def audit_hand(rules: Rules, record: HandRecord, *, stake: Stake | None = None) 
         score=score,
         stake=stake,
         declared_overturn=bidding.overturn_multiplier,
+        failed_throws=failed,
     )
     return Audit(None, bidding, dealer, tuple(results), score, settled.settlement, settled.coins)
 

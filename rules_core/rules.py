@@ -96,6 +96,20 @@ class EndRule(StrEnum):
     """END-LITERAL-000: any gain that carries a team past A ends the game."""
 
 
+class ThrowPenalty(StrEnum):
+    """THROW-PENALTY (R14.2): what a failed throw (R4.7) costs the thrower's side."""
+
+    NONE = "NONE"
+    """R4.7: no point penalty (every preset)."""
+    PER_ATTEMPT = "PER_ATTEMPT"
+    """``throw_penalty_points`` for each failed throw (rbtying/shengji: 10)."""
+    PER_CARD = "PER_CARD"
+    """``throw_penalty_points`` for each card of each failed attempt."""
+
+
+MAX_PENALTY_POINTS: Final = 100
+"""R14.2: the most one unit of a throw penalty may cost."""
+
 MAX_TABLE_POINTS: Final = 200
 """R8.1: the points in both decks; a take-over score above them only a dig could reach (LEVEL-TABLE)."""
 
@@ -180,11 +194,22 @@ class Rules:
     """COINS: whether Tao Dou settlement and forced-quit penalties apply (R12, R13; [003] only)."""
     level_table: LevelTable = SEEDS_TABLE
     """LEVEL-TABLE: the level table's parameters (R9.1); every preset keeps the seeds' table."""
+    throw_penalty: ThrowPenalty = ThrowPenalty.NONE
+    """THROW-PENALTY: failed throws cost points (R14.2); NONE in every preset (R4.7)."""
+    throw_penalty_points: int = 10
+    """THROW-PENALTY: points per attempt or per card, a multiple of 5 (R8.1), 5..100; inert under NONE."""
 
     def __post_init__(self) -> None:
         for name, kind in _FIELD_TYPES.items():
             if not isinstance(getattr(self, name), kind):
                 raise TypeError(f"{name} must be a {kind.__name__}")
+        penalty = self.throw_penalty_points
+        if isinstance(penalty, bool) or not 5 <= penalty <= MAX_PENALTY_POINTS or penalty % 5:
+            raise InvalidArgumentError(
+                "throw_penalty_points",
+                Problem.OUT_OF_RANGE,
+                f"a throw penalty is a multiple of 5 points, 5..{MAX_PENALTY_POINTS}, got {penalty!r}",
+            )
         for level in self.must_play:
             if not isinstance(level, int) or not 2 <= level <= 14:
                 raise InvalidArgumentError(
@@ -205,6 +230,8 @@ _FIELD_TYPES: Final[dict[str, type]] = {
     "end": EndRule,
     "coins": bool,
     "level_table": LevelTable,
+    "throw_penalty": ThrowPenalty,
+    "throw_penalty_points": int,
 }
 
 DEFAULT_RULES: Final = Rules()

@@ -20,13 +20,14 @@ any gain carrying a team past A ends the game.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Final
 
 from rules_core.cards import PLAYERS
 from rules_core.errors import InvalidArgumentError, Problem
-from rules_core.rules import SEEDS_TABLE, EndRule, LevelTable, Rules
+from rules_core.rules import SEEDS_TABLE, EndRule, LevelTable, Rules, ThrowPenalty
 
 ACE: Final = 14
 """The top level (R2.1); a team "goes around" (转一圈) by passing it (R9.6)."""
@@ -74,6 +75,22 @@ class Settlement:
     """The side that won the game, when it is over."""
     K: int
     """R12.5: the Tao Dou score coefficient, limited by the must-play cap (RULES.md's letter K)."""
+    throw_penalty: int = 0
+    """R14.2: points the failed throws added to the attackers' score (negative when they cost the
+    attackers); the table was read at score + throw_penalty, which may be below zero."""
+
+
+@dataclass(frozen=True, slots=True)
+class FailedThrow:
+    """One failed throw (R4.7) as THROW-PENALTY counts it: who tried it and how many cards it held."""
+
+    seat: int
+    cards: int
+    """The cards of the whole attempt (R14.2's per-card unit), 2..25."""
+
+
+MAX_FAILED_THROWS: Final = 25
+"""A hand has at most 25 tricks, so at most 25 failed throws (R14.2)."""
 
 
 def check_int(name: str, value: object, *, low: int = 0, high: int | None = None) -> None:
@@ -115,6 +132,12 @@ def winning_side(score: int, table: LevelTable = SEEDS_TABLE) -> Side:
 
 
 def level_gain(score: int, table: LevelTable = SEEDS_TABLE) -> int:
+    """R9.1: levels the winning side gains at a card score (non-negative, a multiple of 5); see ``_gain``."""
+    check_score(score)
+    return _gain(score, table)
+
+
+def _gain(score: int, table: LevelTable) -> int:
     """R9.1: levels the winning side gains, before any cap; +1 per further step, unbounded (LEVEL-TABLE).
 
     Below the take-over the dealer team gains one level per step it is short of it, one more for a
@@ -124,14 +147,17 @@ def level_gain(score: int, table: LevelTable = SEEDS_TABLE) -> int:
     [3, 2, 2, 1, 1, 0, 0, 1, 3, 10]
     >>> [level_gain(s, LevelTable(30, 3, 0)) for s in (0, 5, 30, 85, 90, 115, 120)]
     [4, 3, 2, 1, 1, 1, 2]
+
+    Below zero (failed-throw penalties, R14.2) every started step adds one more level:
+    >>> [_gain(s, SEEDS_TABLE) for s in (-5, -40, -45, -80, -85)]
+    [4, 4, 5, 5, 6]
     """
-    check_score(score)
     step, take_over = table.step_points, table.take_over
     if score >= take_over:
         return (score - take_over) // step + 1 - table.dead_zone_steps
-    if score == 0:
-        return table.take_over_steps + 1
-    return table.take_over_steps - score // step
+    if score > 0:
+        return table.take_over_steps - score // step
+    return table.take_over_steps + 1 + (step - 1 - score) // step  # R14.2: 0, then one per step below
 
 
 def score_coefficient(score: int, *, g_eff: int | None = None, table: LevelTable = SEEDS_TABLE) -> int:
@@ -145,7 +171,13 @@ def score_coefficient(score: int, *, g_eff: int | None = None, table: LevelTable
     >>> score_coefficient(200, g_eff=2)
     3
     """
-    coefficient = min(level_gain(score, table) + 1, MAX_COEFFICIENT)
+    check_score(score)
+    return final_coefficient(score, g_eff, table)
+
+
+def final_coefficient(score: int, g_eff: int | None, table: LevelTable) -> int:
+    """R12.5 at any final score, a penalised one below zero included (R14.2)."""
+    coefficient = min(_gain(score, table) + 1, MAX_COEFFICIENT)
     if g_eff is None:
         return coefficient
     check_int("g_eff", g_eff)
@@ -187,15 +219,50 @@ def capped_level(*, must_play: frozenset[int], level: int, gain: int, was_dealer
     return min([level + gain, *caps])
 
 
+def throw_penalty(rules: Rules, dealer_seat: int, failed: Sequence[FailedThrow]) -> int:
+    """R14.2: the points the failed throws add to the attackers' score: minus the penalty for each of the
+    attackers' failures, plus it for each of the dealer team's; 0 under ``ThrowPenalty.NONE`` (R4.7).
+
+    >>> from dataclasses import replace
+    >>> from rules_core.rules import DEFAULT_RULES
+    >>> rules = replace(DEFAULT_RULES, throw_penalty=ThrowPenalty.PER_ATTEMPT)
+    >>> throw_penalty(rules, 0, [FailedThrow(1, 3), FailedThrow(2, 5), FailedThrow(3, 2)])
+    -10
+    """
+    if len(failed) > MAX_FAILED_THROWS:
+        raise InvalidArgumentError(
+            "failed_throws", Problem.BAD_SIZE, f"a hand has at most {MAX_FAILED_THROWS} failed throws"
+        )
+    total = 0
+    for i, attempt in enumerate(failed):
+        check_seat(f"failed_throws[{i}].seat", attempt.seat)
+        check_int(f"failed_throws[{i}].cards", attempt.cards, low=2, high=25)
+        units = attempt.cards if rules.throw_penalty is ThrowPenalty.PER_CARD else 1
+        cost = units * rules.throw_penalty_points
+        total += cost if (attempt.seat - dealer_seat) % 2 == 0 else -cost  # R14.2: the thrower's side pays
+    return 0 if rules.throw_penalty is ThrowPenalty.NONE else total
+
+
 def settle_hand(
-    *, rules: Rules, dealer_seat: int, dealer_level: int, attacker_level: int, score: int
+    *,
+    rules: Rules,
+    dealer_seat: int,
+    dealer_level: int,
+    attacker_level: int,
+    score: int,
+    failed_throws: Sequence[FailedThrow] = (),
 ) -> Settlement:
-    """R9: settle a hand from the two teams' levels (2..14) and the attackers' final score."""
+    """R9: settle a hand from the two teams' levels (2..14) and the attackers' final score; with
+    THROW-PENALTY (R14.2) the failed throws move that score first, possibly below zero."""
     check_seat("dealer_seat", dealer_seat)
     check_level("dealer_level", dealer_level)
     check_level("attacker_level", attacker_level)
-    winner = winning_side(score, rules.level_table)
-    gain = level_gain(score, rules.level_table)
+    check_score(score)
+    table = rules.level_table
+    penalty = throw_penalty(rules, dealer_seat, failed_throws)
+    final = score + penalty
+    winner = Side.DEALER_TEAM if final < table.take_over else Side.ATTACKERS  # R9.2
+    gain = _gain(final, table)
     dealer_won = winner is Side.DEALER_TEAM
     before = dealer_level if dealer_won else attacker_level
     after = capped_level(must_play=must_play_levels(rules), level=before, gain=gain, was_dealer=dealer_won)
@@ -213,5 +280,6 @@ def settle_hand(
         next_level=new_level,  # R9.4: the winners are the next dealer team
         game_over=game_over,
         game_winner=winner if game_over else None,
-        K=score_coefficient(score, g_eff=g_eff, table=rules.level_table),
+        K=final_coefficient(final, g_eff, table),
+        throw_penalty=penalty,
     )

@@ -38,9 +38,10 @@ from rules_core.rules import (
     RuffStructure,
     Rules,
     ThrowCheck,
+    ThrowPenalty,
 )
 from rules_core.seating import SeatCards
-from rules_core.settlement import Side
+from rules_core.settlement import MAX_FAILED_THROWS, FailedThrow, Side
 from rules_core.shapes import Component, Decomposition, Shape
 from rules_core.taodou import CoinSettlement, HandSettlement, Stake
 from rules_core.trick import JudgedTrick, Judgement, TrickResult
@@ -132,6 +133,7 @@ _OVERRIDES: Final[tuple[tuple[str, str, Any, str, type[Enum]], ...]] = (
     ("bid_stages", "bid_stages", t.BidStages, "BID_STAGES_", BidStages),
     ("end_rule", "end", t.EndRule, "END_RULE_", EndRule),
     ("joker_overturn", "joker_overturn", t.JokerOverturn, "JOKER_OVERTURN_", JokerOverturn),
+    ("throw_penalty", "throw_penalty", t.ThrowPenalty, "THROW_PENALTY_", ThrowPenalty),
 )
 
 
@@ -176,7 +178,28 @@ def ruleset(message: t.Ruleset, path: str = "ruleset") -> tuple[Rules, str]:
         changes["coins"] = message.coins
     if message.HasField("level_table"):
         changes["level_table"] = level_table(message.level_table, PRESETS[preset].level_table, path)
-    return dataclasses.replace(PRESETS[preset], **changes), preset
+    if message.throw_penalty_points:
+        changes["throw_penalty_points"] = message.throw_penalty_points
+    try:
+        rules = dataclasses.replace(PRESETS[preset], **changes)
+    except InvalidArgumentError as error:
+        raise from_engine(error, path) from None
+    if message.throw_penalty_points and rules.throw_penalty is ThrowPenalty.NONE:
+        raise invalid(
+            f"{path}.throw_penalty_points",
+            Reason.INCONSISTENT,
+            "a throw penalty amount needs a throw_penalty other than NONE (R14.2)",
+        )
+    return rules, preset
+
+
+def failed_throws(values: Sequence[Any]) -> tuple[FailedThrow, ...]:
+    """R14.2: a hand's failed throws; their count is checked before any is read (a hand has 25 tricks)."""
+    if len(values) > MAX_FAILED_THROWS:
+        raise invalid(
+            "failed_throws", Reason.BAD_SIZE, f"a hand has at most {MAX_FAILED_THROWS} failed throws"
+        )
+    return tuple(FailedThrow(value.seat, value.cards) for value in values)
 
 
 def level_table(message: t.LevelTable, preset: LevelTable, path: str) -> LevelTable:
@@ -589,6 +612,7 @@ def settlement_response(result: HandSettlement) -> pb.SettleHandResponse:
         game_winner=SIDES[settled.game_winner] if settled.game_winner else t.SIDE_UNSPECIFIED,
         score_coefficient=settled.K,
         coins=coins_out(coins) if coins is not None else None,
+        throw_penalty=settled.throw_penalty,
     )
 
 

@@ -186,6 +186,7 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
             attacker_level=convert.level(request.attacker_level, "attacker_level"),
             score=request.score,
             stake=convert.stake(request.tao_dou) if request.HasField("tao_dou") else None,
+            failed_throws=convert.failed_throws(request.failed_throws),
         )
         self._settled(result)
         return convert.settlement_response(result)

@@ -8,9 +8,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from rules_core.audit import HandRecord, audit_hand
 from rules_core.errors import InvalidArgumentError, Problem
-from rules_core.rules import PRESETS, SEEDS_TABLE, LevelTable, Rules
-from rules_core.settlement import Side, level_gain, settle_hand, winning_side
+from rules_core.rules import DEFAULT_RULES, PRESETS, SEEDS_TABLE, LevelTable, Rules, ThrowPenalty
+from rules_core.selfplay import play_hand
+from rules_core.settlement import FailedThrow, Side, level_gain, settle_hand, winning_side
 
 # --------------------------------------------------------------------------------------------------
 # R14.1 LEVEL-TABLE
@@ -35,9 +37,9 @@ def counted_gain(score: int, table: LevelTable) -> tuple[Side, int]:
     a shut-out); the attackers one per mark T + k*S (k >= d) they reached."""
     step, steps, dead = table.step_points, table.take_over_steps, table.dead_zone_steps
     take_over = step * steps
-    if score < take_over:
-        marks = [step * k for k in range(1, steps + 1)]
-        return Side.DEALER_TEAM, sum(score < mark for mark in marks) + (score == 0)
+    if score < take_over:  # R14.2: below zero every started step is one more mark
+        marks = [step * k for k in range(1, steps + 1)] + [-step * k for k in range(-score // step + 2)]
+        return Side.DEALER_TEAM, sum(score < mark for mark in marks) + (score <= 0)
     marks = [take_over + step * k for k in range(dead, score // step + 2)]
     return Side.ATTACKERS, sum(score >= mark for mark in marks)
 
@@ -115,3 +117,131 @@ def test_bad_tables_name_the_field(args: tuple[int, int, int], field: str, probl
     with pytest.raises(InvalidArgumentError) as error:
         LevelTable(*args)
     assert (error.value.argument, error.value.problem) == (field, problem)
+
+
+# --------------------------------------------------------------------------------------------------
+# R14.2 THROW-PENALTY
+# --------------------------------------------------------------------------------------------------
+
+PENALTIES = st.builds(
+    lambda kind, points: dataclasses.replace(DEFAULT_RULES, throw_penalty=kind, throw_penalty_points=points),
+    st.sampled_from(ThrowPenalty),
+    st.integers(min_value=1, max_value=20).map(lambda n: n * 5),
+)
+FAILURES = st.lists(
+    st.builds(FailedThrow, st.integers(min_value=0, max_value=3), st.integers(min_value=2, max_value=25)),
+    max_size=6,
+)
+
+
+def charged(rules: Rules, dealer: int, failed: list[FailedThrow]) -> int:
+    """R14.2 read literally: each failure costs its side; the attackers' cost is subtracted from their
+    total, the dealer team's is added to it."""
+    if rules.throw_penalty is ThrowPenalty.NONE:
+        return 0
+    moved = 0
+    for attempt in failed:
+        cost = rules.throw_penalty_points * (
+            attempt.cards if rules.throw_penalty is ThrowPenalty.PER_CARD else 1
+        )
+        dealer_team = attempt.seat in {dealer, (dealer + 2) % 4}
+        moved = moved + cost if dealer_team else moved - cost
+    return moved
+
+
+@given(
+    rules=PENALTIES,
+    failed=FAILURES,
+    score=st.integers(min_value=0, max_value=60).map(lambda n: n * 5),
+    dealer=st.integers(min_value=0, max_value=3),
+    levels=st.tuples(LEVELS, LEVELS),
+)
+def test_penalised_settlement_matches_the_literal_reading(
+    rules: Rules, failed: list[FailedThrow], score: int, dealer: int, levels: tuple[int, int]
+) -> None:
+    """R14.2 with R9: the moved score, below zero included, settles by the counted table."""
+    result = settle_hand(
+        rules=rules,
+        dealer_seat=dealer,
+        dealer_level=levels[0],
+        attacker_level=levels[1],
+        score=score,
+        failed_throws=failed,
+    )
+    moved = charged(rules, dealer, failed)
+    side, gain = counted_gain(score + moved, rules.level_table)
+    assert (result.throw_penalty, result.winner_side, result.g) == (moved, side, gain)
+    assert min(gain + 1, 12, result.g_eff + 1) == result.K
+
+
+def test_no_penalty_in_any_preset() -> None:
+    """R4.7 stays the rulebooks' reading: failed throws move no points unless a table says so."""
+    for rules in PRESETS.values():
+        result = settle_hand(
+            rules=rules, dealer_seat=0, dealer_level=7, attacker_level=4, score=75,
+            failed_throws=[FailedThrow(1, 5), FailedThrow(3, 2)],
+        )  # fmt: skip
+        assert (result.throw_penalty, result.winner_side) == (0, Side.DEALER_TEAM)
+
+
+@pytest.fixture(scope="module")
+def thrown() -> HandRecord:
+    """A self-played hand with failed throws in it (the first seed that has one)."""
+    return next(
+        hand
+        for hand in (play_hand(seed=seed) for seed in range(100))
+        if any(t.attempted for t in hand.tricks)
+    )
+
+
+@pytest.mark.parametrize("kind", [ThrowPenalty.PER_ATTEMPT, ThrowPenalty.PER_CARD])
+def test_the_audit_charges_the_recorded_failures(thrown: HandRecord, kind: ThrowPenalty) -> None:
+    """R14.2: AuditHand finds each failed throw's leader and size in the record and settles with them."""
+    rules = dataclasses.replace(DEFAULT_RULES, throw_penalty=kind)
+    audit = audit_hand(rules, thrown)
+    assert audit.valid and audit.settlement is not None and audit.dealer is not None, audit.error
+    failed = [
+        FailedThrow(leader, len(trick.attempted))
+        for leader, trick in zip(audit.leaders, thrown.tricks, strict=True)
+        if trick.attempted
+    ]
+    expected = settle_hand(
+        rules=rules,
+        dealer_seat=audit.dealer,
+        dealer_level=thrown.level,
+        attacker_level=thrown.attacker_level,
+        score=audit.score,
+        failed_throws=failed,
+    )
+    assert audit.settlement == expected
+    assert failed and expected.throw_penalty == charged(rules, audit.dealer, failed)
+
+
+@pytest.mark.parametrize(
+    ("failed", "field"),
+    [
+        ([FailedThrow(4, 3)], "failed_throws[0].seat"),
+        ([FailedThrow(1, 3), FailedThrow(2, 1)], "failed_throws[1].cards"),
+        ([FailedThrow(1, 2)] * 26, "failed_throws"),
+    ],
+)
+def test_bad_failed_throws_name_the_field(failed: list[FailedThrow], field: str) -> None:
+    with pytest.raises(InvalidArgumentError) as error:
+        settle_hand(
+            rules=DEFAULT_RULES,
+            dealer_seat=0,
+            dealer_level=7,
+            attacker_level=4,
+            score=0,
+            failed_throws=failed,
+        )
+    assert error.value.argument == field
+
+
+@pytest.mark.parametrize("points", [0, 7, 105, True])
+def test_bad_penalty_amounts_are_refused(points: int) -> None:
+    with pytest.raises(InvalidArgumentError) as error:
+        dataclasses.replace(
+            DEFAULT_RULES, throw_penalty=ThrowPenalty.PER_ATTEMPT, throw_penalty_points=points
+        )
+    assert error.value.argument == "throw_penalty_points"

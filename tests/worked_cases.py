@@ -25,6 +25,7 @@ from rules_core.rules import (
     RuffStructure,
     Rules,
     ThrowCheck,
+    ThrowPenalty,
 )
 from rules_core.trump import TrumpContext, trump_context
 
@@ -34,6 +35,8 @@ CASES_FILE = RULES_DIR / "worked_cases.jsonl"
 Case = dict[str, Any]
 
 _OPTION_FIELDS = {
+    "THROW_PENALTY": ("throw_penalty", ThrowPenalty),
+    "THROW_PENALTY_POINTS": ("throw_penalty_points", int),
     "THROW": ("throw", ThrowCheck),
     "RUFF": ("ruff", RuffStructure),
     "DIG": ("dig_multiplier", DigMultiplier),
@@ -67,6 +70,18 @@ def rules_for(case: Case) -> Rules:
             name, kind = _OPTION_FIELDS[option]
             changes[name] = kind(value)
     return dataclasses.replace(DEFAULT_RULES, **changes)
+
+
+FROM_DEALER = {"dealer": 0, "next": 1, "partner": 2, "previous": 3}
+"""A settle line's seats, counted from the dealer (CASES.md)."""
+
+
+def failed_throws(case: Case, dealer: int) -> list[tuple[int, int]]:
+    """A settle line's failed throws (R14.2) as (seat, cards), for a dealer at ``dealer``."""
+    return [
+        ((dealer + FROM_DEALER[entry["seat"]]) % 4, entry["cards"])
+        for entry in case["input"].get("failed_throws", [])
+    ]
 
 
 def context_for(case: Case) -> TrumpContext:

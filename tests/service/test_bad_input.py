@@ -261,6 +261,18 @@ MATRIX: list[tuple[str, Callable[[Body], None], str, str]] = [
         "ruleset.level_table.take_over_steps",
         "INCONSISTENT",
     ),
+    # R14.2 THROW-PENALTY: an amount without a penalty, a bad amount, bad failed throws
+    ("settle", put("ruleset", {"throw_penalty_points": 10}), "ruleset.throw_penalty_points", "INCONSISTENT"),
+    (
+        "settle",
+        put("ruleset", {"throw_penalty": "THROW_PENALTY_PER_CARD", "throw_penalty_points": 7}),
+        "ruleset.throw_penalty_points",
+        "OUT_OF_RANGE",
+    ),
+    ("settle", put("ruleset", {"throw_penalty": 9}), "ruleset.throw_penalty", "UNKNOWN_VALUE"),
+    ("settle", put("failed_throws", [{"seat": 4, "cards": 3}]), "failed_throws[0].seat", "OUT_OF_RANGE"),
+    ("settle", put("failed_throws", [{"seat": 1, "cards": 1}]), "failed_throws[0].cards", "OUT_OF_RANGE"),
+    ("settle", put("failed_throws", [{"seat": 1, "cards": 2}] * 26), "failed_throws", "BAD_SIZE"),
     # required values and ranges
     ("follow", put("level", None), "level", "MISSING"),
     ("follow", put("level", 1), "level", "UNKNOWN_VALUE"),

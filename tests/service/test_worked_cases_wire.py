@@ -13,9 +13,17 @@ from typing import Any
 
 import pytest
 from wire import call, message, multiset, names
-from worked_cases import Case, cases, seat
+from worked_cases import Case, cases, failed_throws, seat
 
-from rules_core.rules import DigMultiplier, DigShape, EndRule, FirstDealer, RuffStructure, ThrowCheck
+from rules_core.rules import (
+    DigMultiplier,
+    DigShape,
+    EndRule,
+    FirstDealer,
+    RuffStructure,
+    ThrowCheck,
+    ThrowPenalty,
+)
 from tractor.rules.v1 import rules_service_pb2 as pb
 from tractor.rules.v1 import rules_service_pb2_grpc, types_pb2
 
@@ -29,6 +37,7 @@ _OPTIONS: dict[str, tuple[str, str, Any]] = {
     "DIG_SHAPE": ("dig_shape", "DIG_SHAPE_", DigShape),
     "FIRST_DEALER": ("first_dealer", "FIRST_DEALER_", FirstDealer),
     "END": ("end_rule", "END_RULE_", EndRule),
+    "THROW_PENALTY": ("throw_penalty", "THROW_PENALTY_", ThrowPenalty),
 }
 _CONTRACTS = {
     "S": "CONTRACT_SPADES",
@@ -47,6 +56,8 @@ def ruleset(case: Case) -> dict[str, Any]:
     for option, value in case["opts"].items():
         if option == "MUST_PLAY":
             body["must_play"] = {"levels": [rank(level) for level in value]}
+        elif option == "THROW_PENALTY_POINTS":
+            body["throw_penalty_points"] = value  # R14.2
         elif option == "LEVEL_TABLE":
             body["level_table"] = dict(value)  # R14.1: the wire names the parameters as the case does
         else:
@@ -209,10 +220,12 @@ def test_settle(stub: Stub, case: Case) -> None:
             "dealer_team_level": rank(data["dealer_level"]),
             "attacker_level": rank(data["attacker_level"]),
             "score": data["score"],
+            "failed_throws": [{"seat": seat, "cards": n} for seat, n in failed_throws(case, 0)],  # R14.2
         },
     )
     response = call(stub.SettleHand, request)
     expect = case["expect"]
+    assert response.throw_penalty == expect.get("throw_penalty", 0)
     assert response.winner == _SIDES[expect["winner_side"]]
     assert (response.levels_gained, response.effective_levels_gained) == (expect["g"], expect["g_eff"])
     assert response.take_over == expect["take_over"]

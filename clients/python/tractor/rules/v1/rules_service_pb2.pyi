@@ -864,6 +864,7 @@ class SettleHandRequest(_message.Message):
     ATTACKER_LEVEL_FIELD_NUMBER: _builtins.int
     SCORE_FIELD_NUMBER: _builtins.int
     TAO_DOU_FIELD_NUMBER: _builtins.int
+    FAILED_THROWS_FIELD_NUMBER: _builtins.int
     dealer: _builtins.int
     """The seat that dealt this hand, 0..3."""
     dealer_team_level: _types_pb2.Rank.ValueType
@@ -880,6 +881,12 @@ class SettleHandRequest(_message.Message):
     def tao_dou(self) -> Global___TaoDouStake:
         """Optional: the Tao Dou stake. When present, the coins are settled too (the ruleset must have coins)."""
 
+    @_builtins.property
+    def failed_throws(self) -> _containers.RepeatedCompositeFieldContainer[Global___FailedThrow]:
+        """The hand's failed throws (R4.7), at most 25: what THROW-PENALTY (R14.2) charges. Ignored under no
+        penalty.
+        """
+
     def __init__(
         self,
         *,
@@ -889,14 +896,41 @@ class SettleHandRequest(_message.Message):
         attacker_level: _types_pb2.Rank.ValueType = ...,
         score: _builtins.int = ...,
         tao_dou: Global___TaoDouStake | None = ...,
+        failed_throws: _abc.Iterable[Global___FailedThrow] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["ruleset", b"ruleset", "tao_dou", b"tao_dou"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["attacker_level", b"attacker_level", "dealer", b"dealer", "dealer_team_level", b"dealer_team_level", "ruleset", b"ruleset", "score", b"score", "tao_dou", b"tao_dou"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["attacker_level", b"attacker_level", "dealer", b"dealer", "dealer_team_level", b"dealer_team_level", "failed_throws", b"failed_throws", "ruleset", b"ruleset", "score", b"score", "tao_dou", b"tao_dou"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___SettleHandRequest: _TypeAlias = SettleHandRequest  # noqa: Y015
+
+@_typing.final
+class FailedThrow(_message.Message):
+    """One failed throw (R4.7), as THROW-PENALTY counts it (R14.2)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    CARDS_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat that tried the throw, 0..3."""
+    cards: _builtins.int
+    """The cards of the whole attempt, 2..25."""
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        cards: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["cards", b"cards", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___FailedThrow: _TypeAlias = FailedThrow  # noqa: Y015
 
 @_typing.final
 class CoinSettlement(_message.Message):
@@ -964,6 +998,7 @@ class SettleHandResponse(_message.Message):
     GAME_WINNER_FIELD_NUMBER: _builtins.int
     SCORE_COEFFICIENT_FIELD_NUMBER: _builtins.int
     COINS_FIELD_NUMBER: _builtins.int
+    THROW_PENALTY_FIELD_NUMBER: _builtins.int
     winner: _types_pb2.Side.ValueType
     """The side that won the hand: the dealer team below 80 points, the attackers from 80 (R9.2)."""
     levels_gained: _builtins.int
@@ -986,6 +1021,10 @@ class SettleHandResponse(_message.Message):
     """The side that won the game, when it is over."""
     score_coefficient: _builtins.int
     """K, the Tao Dou score coefficient (R12.5), given with or without a stake."""
+    throw_penalty: _builtins.int
+    """THROW-PENALTY (R14.2): points the failed throws added to the attackers' score, negative when they
+    cost the attackers; the table was read at score + throw_penalty, which may be below zero. 0 without.
+    """
     @_builtins.property
     def coins(self) -> Global___CoinSettlement:
         """The coin settlement, when the request had a stake."""
@@ -1005,10 +1044,11 @@ class SettleHandResponse(_message.Message):
         game_winner: _types_pb2.Side.ValueType = ...,
         score_coefficient: _builtins.int = ...,
         coins: Global___CoinSettlement | None = ...,
+        throw_penalty: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["coins", b"coins"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["attacker_level_after", b"attacker_level_after", "coins", b"coins", "dealer_team_level_after", b"dealer_team_level_after", "effective_levels_gained", b"effective_levels_gained", "game_over", b"game_over", "game_winner", b"game_winner", "levels_gained", b"levels_gained", "next_dealer", b"next_dealer", "next_level", b"next_level", "score_coefficient", b"score_coefficient", "take_over", b"take_over", "winner", b"winner"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["attacker_level_after", b"attacker_level_after", "coins", b"coins", "dealer_team_level_after", b"dealer_team_level_after", "effective_levels_gained", b"effective_levels_gained", "game_over", b"game_over", "game_winner", b"game_winner", "levels_gained", b"levels_gained", "next_dealer", b"next_dealer", "next_level", b"next_level", "score_coefficient", b"score_coefficient", "take_over", b"take_over", "throw_penalty", b"throw_penalty", "winner", b"winner"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

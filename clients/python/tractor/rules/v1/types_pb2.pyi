@@ -614,6 +614,34 @@ END_RULE_PAST_ACE: EndRule.ValueType  # 2
 """END-LITERAL-000: any gain that carries a team past A ends the game."""
 Global___EndRule: _TypeAlias = EndRule  # noqa: Y015
 
+class _ThrowPenalty:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _ThrowPenaltyEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ThrowPenalty.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    THROW_PENALTY_UNSPECIFIED: _ThrowPenalty.ValueType  # 0
+    """The preset's value (every preset: none)."""
+    THROW_PENALTY_NONE: _ThrowPenalty.ValueType  # 1
+    """R4.7: no point penalty."""
+    THROW_PENALTY_PER_ATTEMPT: _ThrowPenalty.ValueType  # 2
+    """throw_penalty_points for each failed throw (rbtying/shengji: 10)."""
+    THROW_PENALTY_PER_CARD: _ThrowPenalty.ValueType  # 3
+    """throw_penalty_points for each card of each failed attempt."""
+
+class ThrowPenalty(_ThrowPenalty, metaclass=_ThrowPenaltyEnumTypeWrapper):
+    """THROW-PENALTY (R14.2): what a failed throw (R4.7) costs the thrower's side."""
+
+THROW_PENALTY_UNSPECIFIED: ThrowPenalty.ValueType  # 0
+"""The preset's value (every preset: none)."""
+THROW_PENALTY_NONE: ThrowPenalty.ValueType  # 1
+"""R4.7: no point penalty."""
+THROW_PENALTY_PER_ATTEMPT: ThrowPenalty.ValueType  # 2
+"""throw_penalty_points for each failed throw (rbtying/shengji: 10)."""
+THROW_PENALTY_PER_CARD: ThrowPenalty.ValueType  # 3
+"""throw_penalty_points for each card of each failed attempt."""
+Global___ThrowPenalty: _TypeAlias = ThrowPenalty  # noqa: Y015
+
 class _Shape:
     ValueType = _typing.NewType("ValueType", _builtins.int)
     V: _TypeAlias = ValueType  # noqa: Y015
@@ -825,6 +853,8 @@ class Ruleset(_message.Message):
     COINS_FIELD_NUMBER: _builtins.int
     JOKER_OVERTURN_FIELD_NUMBER: _builtins.int
     LEVEL_TABLE_FIELD_NUMBER: _builtins.int
+    THROW_PENALTY_FIELD_NUMBER: _builtins.int
+    THROW_PENALTY_POINTS_FIELD_NUMBER: _builtins.int
     preset: _builtins.str
     """The preset: "default" (RULES.md's recommended defaults), "rulebook-000", "rulebook-001" (the same
     rules as 000) or "rulebook-003". Empty means "default". Any other name is INVALID_ARGUMENT.
@@ -849,6 +879,12 @@ class Ruleset(_message.Message):
     """COINS override (R12, R13): whether Tao Dou settlement and forced-quit penalties apply."""
     joker_overturn: Global___JokerOverturn.ValueType
     """Who may show a joker pair (R10.4)."""
+    throw_penalty: Global___ThrowPenalty.ValueType
+    """THROW-PENALTY override (R14.2)."""
+    throw_penalty_points: _builtins.int
+    """THROW-PENALTY amount: points per attempt or per card, a multiple of 5, 5..100; unset means 10. Setting
+    it while the penalty is none is INVALID_ARGUMENT.
+    """
     @_builtins.property
     def must_play(self) -> Global___MustPlay:
         """MUST-PLAY override: when present (even with no levels) it replaces the preset's set."""
@@ -873,10 +909,12 @@ class Ruleset(_message.Message):
         coins: _builtins.bool | None = ...,
         joker_overturn: Global___JokerOverturn.ValueType = ...,
         level_table: Global___LevelTable | None = ...,
+        throw_penalty: Global___ThrowPenalty.ValueType = ...,
+        throw_penalty_points: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_coins", b"_coins", "coins", b"coins", "level_table", b"level_table", "must_play", b"must_play"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_coins", b"_coins", "bid_set", b"bid_set", "bid_stages", b"bid_stages", "coins", b"coins", "dig_multiplier", b"dig_multiplier", "dig_shape", b"dig_shape", "end_rule", b"end_rule", "first_dealer", b"first_dealer", "joker_overturn", b"joker_overturn", "level_table", b"level_table", "must_play", b"must_play", "preset", b"preset", "ruff_structure", b"ruff_structure", "throw_check", b"throw_check"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_coins", b"_coins", "bid_set", b"bid_set", "bid_stages", b"bid_stages", "coins", b"coins", "dig_multiplier", b"dig_multiplier", "dig_shape", b"dig_shape", "end_rule", b"end_rule", "first_dealer", b"first_dealer", "joker_overturn", b"joker_overturn", "level_table", b"level_table", "must_play", b"must_play", "preset", b"preset", "ruff_structure", b"ruff_structure", "throw_check", b"throw_check", "throw_penalty", b"throw_penalty", "throw_penalty_points", b"throw_penalty_points"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__coins: _TypeAlias = _typing.Literal["coins"]  # noqa: Y015
     _WhichOneofArgType__coins: _TypeAlias = _typing.Literal["_coins", b"_coins"]  # noqa: Y015
