@@ -30,7 +30,7 @@ from rules_core.cards import (
 from rules_core.errors import InvalidArgumentError, Problem
 from rules_core.follow import check_follow
 from rules_core.kitty import check_bury
-from rules_core.rules import Rules
+from rules_core.rules import FollowRule, Rules
 from rules_core.seating import SeatCards, by_seat, in_turn, seat_in_range
 from rules_core.settlement import FailedThrow, Settlement, check_level, check_seat
 from rules_core.taodou import CoinSettlement, Stake, check_coins_enabled, settle
@@ -279,7 +279,9 @@ def _check_trick(
     for offset in (1, 2, 3):
         seat = (leader + offset) % PLAYERS
         play = trick.plays[offset]
-        follow = check_follow(ctx, hand=hands[seat], lead=lead, play=play)
+        follow = check_follow(
+            ctx, hand=hands[seat], lead=lead, play=play, structure=rules.follow is FollowRule.STRUCTURE
+        )  # R14.3
         if isinstance(follow, Illegal):
             return AuditError(Finding.ILLEGAL_FOLLOW, follow.message, index, seat, follow.reason)
     return None

@@ -96,6 +96,15 @@ class EndRule(StrEnum):
     """END-LITERAL-000: any gain that carries a team past A ends the game."""
 
 
+class FollowRule(StrEnum):
+    """FOLLOW (R14.3): what a follower owes beyond the count (R5.1) and the category (R5.2)."""
+
+    STRUCTURE = "STRUCTURE"
+    """R5.3: pairs and tractors are owed (every preset)."""
+    SUIT_ONLY = "SUIT_ONLY"
+    """Only the category is enforced: R5.3 is off (rbtying/shengji's ``NoFormatBasedDraw``)."""
+
+
 class ThrowPenalty(StrEnum):
     """THROW-PENALTY (R14.2): what a failed throw (R4.7) costs the thrower's side."""
 
@@ -198,6 +207,8 @@ class Rules:
     """THROW-PENALTY: failed throws cost points (R14.2); NONE in every preset (R4.7)."""
     throw_penalty_points: int = 10
     """THROW-PENALTY: points per attempt or per card, a multiple of 5 (R8.1), 5..100; inert under NONE."""
+    follow: FollowRule = FollowRule.STRUCTURE
+    """FOLLOW: R5.3's structure obligations, or the category alone (R14.3)."""
 
     def __post_init__(self) -> None:
         for name, kind in _FIELD_TYPES.items():
@@ -232,6 +243,7 @@ _FIELD_TYPES: Final[dict[str, type]] = {
     "level_table": LevelTable,
     "throw_penalty": ThrowPenalty,
     "throw_penalty_points": int,
+    "follow": FollowRule,
 }
 
 DEFAULT_RULES: Final = Rules()

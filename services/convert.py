@@ -33,6 +33,7 @@ from rules_core.rules import (
     DigShape,
     EndRule,
     FirstDealer,
+    FollowRule,
     JokerOverturn,
     LevelTable,
     RuffStructure,
@@ -134,6 +135,7 @@ _OVERRIDES: Final[tuple[tuple[str, str, Any, str, type[Enum]], ...]] = (
     ("end_rule", "end", t.EndRule, "END_RULE_", EndRule),
     ("joker_overturn", "joker_overturn", t.JokerOverturn, "JOKER_OVERTURN_", JokerOverturn),
     ("throw_penalty", "throw_penalty", t.ThrowPenalty, "THROW_PENALTY_", ThrowPenalty),
+    ("follow_rule", "follow", t.FollowRule, "FOLLOW_RULE_", FollowRule),
 )
 
 

@@ -5,14 +5,23 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_properties import _sub_multisets as sub_multisets
+from test_properties import positions
 
 from rules_core.audit import HandRecord, audit_hand
+from rules_core.cards import NUM_FACES, Hand, Suit, parse_cards
 from rules_core.errors import InvalidArgumentError, Problem
-from rules_core.rules import DEFAULT_RULES, PRESETS, SEEDS_TABLE, LevelTable, Rules, ThrowPenalty
+from rules_core.follow import check_follow
+from rules_core.legal_plays import MAX_LIMIT, legal_plays
+from rules_core.rules import DEFAULT_RULES, PRESETS, SEEDS_TABLE, FollowRule, LevelTable, Rules, ThrowPenalty
+from rules_core.seating import SeatCards
 from rules_core.selfplay import play_hand
 from rules_core.settlement import FailedThrow, Side, level_gain, settle_hand, winning_side
+from rules_core.trump import TrumpContext, trump_context
+from rules_core.turn import list_plays, validate_play
+from rules_core.verdicts import Illegal, Legal, Violation
 
 # --------------------------------------------------------------------------------------------------
 # R14.1 LEVEL-TABLE
@@ -245,3 +254,60 @@ def test_bad_penalty_amounts_are_refused(points: int) -> None:
             DEFAULT_RULES, throw_penalty=ThrowPenalty.PER_ATTEMPT, throw_penalty_points=points
         )
     assert error.value.argument == "throw_penalty_points"
+
+
+# --------------------------------------------------------------------------------------------------
+# R14.3 FOLLOW-SUIT-ONLY
+# --------------------------------------------------------------------------------------------------
+
+
+def suit_only_follows(ctx: TrumpContext, hand: Hand, lead: tuple[int, ...]) -> set[tuple[int, ...]]:
+    """R5.1 and R5.2 alone, by brute force: every n cards of the hand holding as many of the led
+    category as the hand can give."""
+    category, n = ctx.category[lead[0]], len(lead)
+    cards = [face for face in range(NUM_FACES) for _ in range(hand[face])]
+    owed = min(n, sum(1 for face in cards if ctx.category[face] == category))
+    return {
+        play
+        for play in sub_multisets(cards, n)
+        if sum(1 for face in play if ctx.category[face] == category) >= owed
+    }
+
+
+@given(positions())
+@settings(max_examples=300)
+def test_suit_only_follows_match_the_brute_force(
+    position: tuple[TrumpContext, Hand, tuple[int, ...]],
+) -> None:
+    """R14.3: the check and the listing both give exactly the count-and-category plays."""
+    ctx, hand, lead = position
+    legal = suit_only_follows(ctx, hand, lead)
+    cards = [face for face in range(NUM_FACES) for _ in range(hand[face])]
+    for play in sub_multisets(cards, len(lead)):
+        verdict = check_follow(ctx, hand=hand, lead=lead, play=play, structure=False)
+        assert isinstance(verdict, Legal) == (play in legal), (lead, play, verdict)
+        if isinstance(verdict, Illegal):
+            assert verdict.reason is Violation.MUST_FOLLOW_SUIT
+    listing = legal_plays(ctx, hand=hand, lead=lead, limit=MAX_LIMIT, structure=False)
+    assert listing.truncated or set(listing.plays) == legal
+    assert set(listing.plays) <= legal
+
+
+def test_suit_only_through_the_ruleset() -> None:
+    """R14.3 reaches every caller through Rules.follow: ValidatePlay's check and the listing."""
+    ctx = trump_context(5, Suit.H)
+    hand = parse_cards(["SK", "SK", "SQ", "SQ", "S3", "S3", "H9"])
+    lead = parse_cards(["S9", "S9", "S8", "S8"])
+    play = parse_cards(["SK", "SQ", "S3", "S3"])
+    suit_only = dataclasses.replace(DEFAULT_RULES, follow=FollowRule.SUIT_ONLY)
+    trick: tuple[SeatCards, ...] = ((0, lead),)
+    verdicts = {
+        rules.follow: validate_play(
+            ctx, rules, seat=1, hand=hand, trick_leader=0, trick_plays=trick, cards=play, others=None
+        ).verdict
+        for rules in (DEFAULT_RULES, suit_only)
+    }
+    assert isinstance(verdicts[FollowRule.STRUCTURE], Illegal)  # R5.3: the tractor is owed
+    assert isinstance(verdicts[FollowRule.SUIT_ONLY], Legal)
+    listed = list_plays(ctx, suit_only, seat=1, hand=hand, trick_leader=0, trick_plays=trick, limit=100)
+    assert tuple(sorted(play)) in {tuple(sorted(p)) for p, _ in listed.plays}

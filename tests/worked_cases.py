@@ -21,6 +21,7 @@ from rules_core.rules import (
     DigShape,
     EndRule,
     FirstDealer,
+    FollowRule,
     LevelTable,
     RuffStructure,
     Rules,
@@ -36,6 +37,7 @@ Case = dict[str, Any]
 
 _OPTION_FIELDS = {
     "THROW_PENALTY": ("throw_penalty", ThrowPenalty),
+    "FOLLOW": ("follow", FollowRule),
     "THROW_PENALTY_POINTS": ("throw_penalty_points", int),
     "THROW": ("throw", ThrowCheck),
     "RUFF": ("ruff", RuffStructure),

@@ -20,6 +20,7 @@ from rules_core.rules import (
     DigShape,
     EndRule,
     FirstDealer,
+    FollowRule,
     RuffStructure,
     ThrowCheck,
     ThrowPenalty,
@@ -38,6 +39,7 @@ _OPTIONS: dict[str, tuple[str, str, Any]] = {
     "FIRST_DEALER": ("first_dealer", "FIRST_DEALER_", FirstDealer),
     "END": ("end_rule", "END_RULE_", EndRule),
     "THROW_PENALTY": ("throw_penalty", "THROW_PENALTY_", ThrowPenalty),
+    "FOLLOW": ("follow_rule", "FOLLOW_RULE_", FollowRule),
 }
 _CONTRACTS = {
     "S": "CONTRACT_SPADES",

@@ -614,6 +614,30 @@ END_RULE_PAST_ACE: EndRule.ValueType  # 2
 """END-LITERAL-000: any gain that carries a team past A ends the game."""
 Global___EndRule: _TypeAlias = EndRule  # noqa: Y015
 
+class _FollowRule:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _FollowRuleEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_FollowRule.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    FOLLOW_RULE_UNSPECIFIED: _FollowRule.ValueType  # 0
+    """The preset's value (every preset: structure)."""
+    FOLLOW_RULE_STRUCTURE: _FollowRule.ValueType  # 1
+    """R5.3: pairs and tractors are owed."""
+    FOLLOW_RULE_SUIT_ONLY: _FollowRule.ValueType  # 2
+    """Only the category is enforced; R5.3 is off (rbtying/shengji's NoFormatBasedDraw)."""
+
+class FollowRule(_FollowRule, metaclass=_FollowRuleEnumTypeWrapper):
+    """FOLLOW (R14.3): what a follower owes beyond the count (R5.1) and the category (R5.2)."""
+
+FOLLOW_RULE_UNSPECIFIED: FollowRule.ValueType  # 0
+"""The preset's value (every preset: structure)."""
+FOLLOW_RULE_STRUCTURE: FollowRule.ValueType  # 1
+"""R5.3: pairs and tractors are owed."""
+FOLLOW_RULE_SUIT_ONLY: FollowRule.ValueType  # 2
+"""Only the category is enforced; R5.3 is off (rbtying/shengji's NoFormatBasedDraw)."""
+Global___FollowRule: _TypeAlias = FollowRule  # noqa: Y015
+
 class _ThrowPenalty:
     ValueType = _typing.NewType("ValueType", _builtins.int)
     V: _TypeAlias = ValueType  # noqa: Y015
@@ -855,6 +879,7 @@ class Ruleset(_message.Message):
     LEVEL_TABLE_FIELD_NUMBER: _builtins.int
     THROW_PENALTY_FIELD_NUMBER: _builtins.int
     THROW_PENALTY_POINTS_FIELD_NUMBER: _builtins.int
+    FOLLOW_RULE_FIELD_NUMBER: _builtins.int
     preset: _builtins.str
     """The preset: "default" (RULES.md's recommended defaults), "rulebook-000", "rulebook-001" (the same
     rules as 000) or "rulebook-003". Empty means "default". Any other name is INVALID_ARGUMENT.
@@ -885,6 +910,8 @@ class Ruleset(_message.Message):
     """THROW-PENALTY amount: points per attempt or per card, a multiple of 5, 5..100; unset means 10. Setting
     it while the penalty is none is INVALID_ARGUMENT.
     """
+    follow_rule: Global___FollowRule.ValueType
+    """FOLLOW override (R14.3)."""
     @_builtins.property
     def must_play(self) -> Global___MustPlay:
         """MUST-PLAY override: when present (even with no levels) it replaces the preset's set."""
@@ -911,10 +938,11 @@ class Ruleset(_message.Message):
         level_table: Global___LevelTable | None = ...,
         throw_penalty: Global___ThrowPenalty.ValueType = ...,
         throw_penalty_points: _builtins.int = ...,
+        follow_rule: Global___FollowRule.ValueType = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_coins", b"_coins", "coins", b"coins", "level_table", b"level_table", "must_play", b"must_play"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_coins", b"_coins", "bid_set", b"bid_set", "bid_stages", b"bid_stages", "coins", b"coins", "dig_multiplier", b"dig_multiplier", "dig_shape", b"dig_shape", "end_rule", b"end_rule", "first_dealer", b"first_dealer", "joker_overturn", b"joker_overturn", "level_table", b"level_table", "must_play", b"must_play", "preset", b"preset", "ruff_structure", b"ruff_structure", "throw_check", b"throw_check", "throw_penalty", b"throw_penalty", "throw_penalty_points", b"throw_penalty_points"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_coins", b"_coins", "bid_set", b"bid_set", "bid_stages", b"bid_stages", "coins", b"coins", "dig_multiplier", b"dig_multiplier", "dig_shape", b"dig_shape", "end_rule", b"end_rule", "first_dealer", b"first_dealer", "follow_rule", b"follow_rule", "joker_overturn", b"joker_overturn", "level_table", b"level_table", "must_play", b"must_play", "preset", b"preset", "ruff_structure", b"ruff_structure", "throw_check", b"throw_check", "throw_penalty", b"throw_penalty", "throw_penalty_points", b"throw_penalty_points"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__coins: _TypeAlias = _typing.Literal["coins"]  # noqa: Y015
     _WhichOneofArgType__coins: _TypeAlias = _typing.Literal["_coins", b"_coins"]  # noqa: Y015
