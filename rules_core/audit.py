@@ -232,8 +232,20 @@ def audit_hand(rules: Rules, record: HandRecord, *, stake: Stake | None = None) 
         stake=stake,
         declared_overturn=bidding.overturn_multiplier,
         failed_throws=failed,
+        last_trick_win=_last_win(results, record.tricks, dealer),
     )
     return Audit(None, bidding, dealer, tuple(results), score, settled.settlement, settled.coins)
+
+
+def _last_win(
+    results: Sequence[TrickResult], tricks: Sequence[TrickRecord], dealer: int
+) -> tuple[int, tuple[int, ...]] | None:
+    """The last trick's winner and the cards he won with (R14.4's single jack is read off them)."""
+    if not results:
+        return None
+    leaders = (dealer, *(result.winner for result in results))
+    winner = results[-1].winner
+    return winner, tricks[len(results) - 1].plays[(winner - leaders[len(results) - 1]) % PLAYERS]
 
 
 def _check_deal(record: HandRecord) -> str | None:

@@ -105,6 +105,16 @@ class FollowRule(StrEnum):
     """Only the category is enforced: R5.3 is off (rbtying/shengji's ``NoFormatBasedDraw``)."""
 
 
+class JackRule(StrEnum):
+    """JACK (R14.4, 勾J): whether a single jack winning the last trick sends the dealer team back to 2."""
+
+    NONE = "NONE"
+    """No such rule (every preset)."""
+    SINGLE_JACK = "SINGLE_JACK"
+    """At level J, the attackers winning the last trick with a single jack reset the dealer team to 2
+    before the hand's level changes apply (rbtying/shengji's ``BackToTwoSetting::SingleJack``)."""
+
+
 class ThrowPenalty(StrEnum):
     """THROW-PENALTY (R14.2): what a failed throw (R4.7) costs the thrower's side."""
 
@@ -209,6 +219,8 @@ class Rules:
     """THROW-PENALTY: points per attempt or per card, a multiple of 5 (R8.1), 5..100; inert under NONE."""
     follow: FollowRule = FollowRule.STRUCTURE
     """FOLLOW: R5.3's structure obligations, or the category alone (R14.3)."""
+    jack_rule: JackRule = JackRule.NONE
+    """JACK (勾J, R14.4): the dealer team at J goes back to 2 when dug with a single jack."""
 
     def __post_init__(self) -> None:
         for name, kind in _FIELD_TYPES.items():
@@ -244,6 +256,7 @@ _FIELD_TYPES: Final[dict[str, type]] = {
     "throw_penalty": ThrowPenalty,
     "throw_penalty_points": int,
     "follow": FollowRule,
+    "jack_rule": JackRule,
 }
 
 DEFAULT_RULES: Final = Rules()

@@ -25,9 +25,9 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Final
 
-from rules_core.cards import PLAYERS
+from rules_core.cards import HAND_SIZE, PLAYERS, rank_of
 from rules_core.errors import InvalidArgumentError, Problem
-from rules_core.rules import SEEDS_TABLE, EndRule, LevelTable, Rules, ThrowPenalty
+from rules_core.rules import SEEDS_TABLE, EndRule, JackRule, LevelTable, Rules, ThrowPenalty
 
 ACE: Final = 14
 """The top level (R2.1); a team "goes around" (转一圈) by passing it (R9.6)."""
@@ -78,6 +78,8 @@ class Settlement:
     throw_penalty: int = 0
     """R14.2: points the failed throws added to the attackers' score (negative when they cost the
     attackers); the table was read at score + throw_penalty, which may be below zero."""
+    back_to_two: bool = False
+    """R14.4 (勾J): the dealer team was reset to 2 before the hand's level changes applied."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,6 +90,9 @@ class FailedThrow:
     cards: int
     """The cards of the whole attempt (R14.2's per-card unit), 2..25."""
 
+
+JACK: Final = 11
+"""The level of the jack rule (R14.4)."""
 
 MAX_FAILED_THROWS: Final = 25
 """A hand has at most 25 tricks, so at most 25 failed throws (R14.2)."""
@@ -243,6 +248,38 @@ def throw_penalty(rules: Rules, dealer_seat: int, failed: Sequence[FailedThrow])
     return 0 if rules.throw_penalty is ThrowPenalty.NONE else total
 
 
+def back_to_two(
+    rules: Rules, dealer_seat: int, dealer_level: int, last_trick_win: tuple[int, Sequence[int]] | None
+) -> bool:
+    """R14.4 (勾J): whether the dealer team, playing J, goes back to 2: an attacker won the last trick
+    with a single jack. ``last_trick_win`` is the winner's seat and the cards he won with (checked
+    whatever the rule, so a malformed one is refused under every ruleset).
+
+    >>> from dataclasses import replace
+    >>> from rules_core.rules import DEFAULT_RULES
+    >>> rules = replace(DEFAULT_RULES, jack_rule=JackRule.SINGLE_JACK)
+    >>> back_to_two(rules, 0, 11, (1, (9,))), back_to_two(rules, 0, 11, (2, (9,)))
+    (True, False)
+    """
+    if last_trick_win is None:
+        return False
+    seat, cards = last_trick_win
+    check_seat("last_trick_winner.seat", seat)
+    if not 1 <= len(cards) <= HAND_SIZE:
+        raise InvalidArgumentError(
+            "last_trick_winner.cards",
+            Problem.BAD_SIZE,
+            f"the winning play holds 1..{HAND_SIZE} cards, got {len(cards)}",
+        )
+    return (
+        rules.jack_rule is JackRule.SINGLE_JACK
+        and dealer_level == JACK
+        and (seat - dealer_seat) % 2 == 1  # an attacker won it
+        and len(cards) == 1
+        and rank_of(cards[0]) == JACK  # any of the eight jacks: all are level cards at J (R2)
+    )
+
+
 def settle_hand(
     *,
     rules: Rules,
@@ -251,20 +288,24 @@ def settle_hand(
     attacker_level: int,
     score: int,
     failed_throws: Sequence[FailedThrow] = (),
+    last_trick_win: tuple[int, Sequence[int]] | None = None,
 ) -> Settlement:
     """R9: settle a hand from the two teams' levels (2..14) and the attackers' final score; with
-    THROW-PENALTY (R14.2) the failed throws move that score first, possibly below zero."""
+    THROW-PENALTY (R14.2) the failed throws move that score first, possibly below zero; with the jack
+    rule (R14.4) a dealer team dug at J by a single jack is reset to 2 before the level changes apply."""
     check_seat("dealer_seat", dealer_seat)
     check_level("dealer_level", dealer_level)
     check_level("attacker_level", attacker_level)
     check_score(score)
+    reset = back_to_two(rules, dealer_seat, dealer_level, last_trick_win)
+    dealer_from = LOWEST_LEVEL if reset else dealer_level  # R14.4: "all rank changes apply after the reset"
     table = rules.level_table
     penalty = throw_penalty(rules, dealer_seat, failed_throws)
     final = score + penalty
     winner = Side.DEALER_TEAM if final < table.take_over else Side.ATTACKERS  # R9.2
     gain = _gain(final, table)
     dealer_won = winner is Side.DEALER_TEAM
-    before = dealer_level if dealer_won else attacker_level
+    before = dealer_from if dealer_won else attacker_level
     after = capped_level(must_play=must_play_levels(rules), level=before, gain=gain, was_dealer=dealer_won)
     g_eff = after - before  # R12.5 game-end ambiguity: passing A at the end leaves g_eff = g
     game_over = after > ACE  # R9.6: 转一圈
@@ -274,7 +315,7 @@ def settle_hand(
         g=gain,
         g_eff=g_eff,
         take_over=not dealer_won,
-        dealer_level_after=new_level if dealer_won else dealer_level,
+        dealer_level_after=new_level if dealer_won else dealer_from,
         attacker_level_after=attacker_level if dealer_won else new_level,
         next_dealer=(dealer_seat + (2 if dealer_won else 1)) % PLAYERS,  # R9.3: partner, else next player
         next_level=new_level,  # R9.4: the winners are the next dealer team
@@ -282,4 +323,5 @@ def settle_hand(
         game_winner=winner if game_over else None,
         K=final_coefficient(final, g_eff, table),
         throw_penalty=penalty,
+        back_to_two=reset,
     )

@@ -199,6 +199,7 @@ def settle(
     stake: Stake | None = None,
     declared_overturn: int | None = None,
     failed_throws: Sequence[FailedThrow] = (),
+    last_trick_win: tuple[int, Sequence[int]] | None = None,
 ) -> HandSettlement:
     """R9, and R12 for a ``stake``: the request-level settlement, its arguments named like the request's
     fields (``dealer``, ``score``, ``tao_dou.overturn_multiplier``).
@@ -225,6 +226,7 @@ def settle(
         attacker_level=attacker_level,
         score=score,
         failed_throws=failed_throws,
+        last_trick_win=last_trick_win,
     )
     if stake is None:
         return HandSettlement(settlement, None)

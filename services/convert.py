@@ -34,6 +34,7 @@ from rules_core.rules import (
     EndRule,
     FirstDealer,
     FollowRule,
+    JackRule,
     JokerOverturn,
     LevelTable,
     RuffStructure,
@@ -136,6 +137,7 @@ _OVERRIDES: Final[tuple[tuple[str, str, Any, str, type[Enum]], ...]] = (
     ("joker_overturn", "joker_overturn", t.JokerOverturn, "JOKER_OVERTURN_", JokerOverturn),
     ("throw_penalty", "throw_penalty", t.ThrowPenalty, "THROW_PENALTY_", ThrowPenalty),
     ("follow_rule", "follow", t.FollowRule, "FOLLOW_RULE_", FollowRule),
+    ("jack_rule", "jack_rule", t.JackRule, "JACK_RULE_", JackRule),
 )
 
 
@@ -202,6 +204,11 @@ def failed_throws(values: Sequence[Any]) -> tuple[FailedThrow, ...]:
             "failed_throws", Reason.BAD_SIZE, f"a hand has at most {MAX_FAILED_THROWS} failed throws"
         )
     return tuple(FailedThrow(value.seat, value.cards) for value in values)
+
+
+def last_trick_winner(message: t.SeatCards, path: str = "last_trick_winner") -> tuple[int, tuple[int, ...]]:
+    """R14.4: the last trick's winner and his winning cards; their game checks are rules_core's."""
+    return message.seat, cards(message.cards, f"{path}.cards")
 
 
 def level_table(message: t.LevelTable, preset: LevelTable, path: str) -> LevelTable:
@@ -615,6 +622,7 @@ def settlement_response(result: HandSettlement) -> pb.SettleHandResponse:
         score_coefficient=settled.K,
         coins=coins_out(coins) if coins is not None else None,
         throw_penalty=settled.throw_penalty,
+        back_to_two=settled.back_to_two,
     )
 
 

@@ -187,6 +187,11 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
             score=request.score,
             stake=convert.stake(request.tao_dou) if request.HasField("tao_dou") else None,
             failed_throws=convert.failed_throws(request.failed_throws),
+            last_trick_win=(
+                convert.last_trick_winner(request.last_trick_winner)
+                if request.HasField("last_trick_winner")
+                else None
+            ),
         )
         self._settled(result)
         return convert.settlement_response(result)

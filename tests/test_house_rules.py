@@ -15,7 +15,16 @@ from rules_core.cards import NUM_FACES, Hand, Suit, parse_cards
 from rules_core.errors import InvalidArgumentError, Problem
 from rules_core.follow import check_follow
 from rules_core.legal_plays import MAX_LIMIT, legal_plays
-from rules_core.rules import DEFAULT_RULES, PRESETS, SEEDS_TABLE, FollowRule, LevelTable, Rules, ThrowPenalty
+from rules_core.rules import (
+    DEFAULT_RULES,
+    PRESETS,
+    SEEDS_TABLE,
+    FollowRule,
+    JackRule,
+    LevelTable,
+    Rules,
+    ThrowPenalty,
+)
 from rules_core.seating import SeatCards
 from rules_core.selfplay import play_hand
 from rules_core.settlement import FailedThrow, Side, level_gain, settle_hand, winning_side
@@ -311,3 +320,81 @@ def test_suit_only_through_the_ruleset() -> None:
     assert isinstance(verdicts[FollowRule.SUIT_ONLY], Legal)
     listed = list_plays(ctx, suit_only, seat=1, hand=hand, trick_leader=0, trick_plays=trick, limit=100)
     assert tuple(sorted(play)) in {tuple(sorted(p)) for p, _ in listed.plays}
+
+
+# --------------------------------------------------------------------------------------------------
+# R14.4 JACK (勾J)
+# --------------------------------------------------------------------------------------------------
+
+JACK_RULES = dataclasses.replace(DEFAULT_RULES, jack_rule=JackRule.SINGLE_JACK)
+WINS = st.tuples(
+    st.integers(min_value=0, max_value=3),
+    st.lists(st.integers(min_value=0, max_value=NUM_FACES - 1), min_size=1, max_size=2).map(tuple),
+)
+
+
+@given(
+    rules=st.sampled_from([DEFAULT_RULES, JACK_RULES]),
+    win=WINS,
+    score=st.integers(min_value=0, max_value=60).map(lambda n: n * 5),
+    dealer=st.integers(min_value=0, max_value=3),
+    levels=st.tuples(st.sampled_from([10, 11, 11, 11]), LEVELS),
+)
+def test_the_jack_rule_is_a_reset_before_the_table(
+    rules: Rules, win: tuple[int, tuple[int, ...]], score: int, dealer: int, levels: tuple[int, int]
+) -> None:
+    """R14.4 read literally: a single jack won by an attacker at J puts the dealer team at 2, and the
+    hand then settles as if it had been played from 2; otherwise nothing changes."""
+    dealer_level, attacker_level = levels
+    seat, cards = win
+    result = settle_hand(
+        rules=rules, dealer_seat=dealer, dealer_level=dealer_level, attacker_level=attacker_level,
+        score=score, last_trick_win=win,
+    )  # fmt: skip
+    jack = len(cards) == 1 and cards[0] < 52 and cards[0] % 13 == 9  # face % 13 == 9 is a J (R0.2)
+    reset = (
+        rules.jack_rule is JackRule.SINGLE_JACK and dealer_level == 11 and (seat - dealer) % 2 == 1 and jack
+    )
+    plain = settle_hand(
+        rules=rules, dealer_seat=dealer, dealer_level=2 if reset else dealer_level,
+        attacker_level=attacker_level, score=score,
+    )  # fmt: skip
+    assert result.back_to_two is reset
+    assert result == dataclasses.replace(plain, back_to_two=reset)
+
+
+@pytest.mark.parametrize("seed", [1])
+def test_the_audit_reads_the_last_trick(seed: int) -> None:
+    """R14.4: AuditHand finds the last trick's winner and winning play in the record (seed 1 at J is dug
+    with a single jack)."""
+    record = play_hand(seed=seed, rules=JACK_RULES, level=11)
+    audit = audit_hand(JACK_RULES, record)
+    assert audit.valid and audit.settlement is not None and audit.dealer is not None, audit.error
+    leader = audit.leaders[-1]
+    winner = audit.tricks[-1].winner
+    expected = settle_hand(
+        rules=JACK_RULES,
+        dealer_seat=audit.dealer,
+        dealer_level=11,
+        attacker_level=record.attacker_level,
+        score=audit.score,
+        last_trick_win=(winner, record.tricks[-1].plays[(winner - leader) % 4]),
+    )
+    assert audit.settlement == expected and expected.back_to_two
+    unruled = settle_hand(
+        rules=DEFAULT_RULES, dealer_seat=audit.dealer, dealer_level=11,
+        attacker_level=record.attacker_level, score=audit.score,
+    )  # fmt: skip
+    assert audit_hand(DEFAULT_RULES, record).settlement == unruled  # every preset: no reset
+
+
+@pytest.mark.parametrize(
+    ("win", "field"),
+    [((4, (9,)), "last_trick_winner.seat"), ((1, ()), "last_trick_winner.cards")],
+)
+def test_bad_last_tricks_name_the_field(win: tuple[int, tuple[int, ...]], field: str) -> None:
+    with pytest.raises(InvalidArgumentError) as error:
+        settle_hand(
+            rules=DEFAULT_RULES, dealer_seat=0, dealer_level=11, attacker_level=4, score=0, last_trick_win=win
+        )
+    assert error.value.argument == field

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from worked_cases import Case, cases, failed_throws, rules_for
+from worked_cases import Case, cases, failed_throws, last_trick_win, rules_for
 
 from rules_core.cards import format_rank, parse_rank
 from rules_core.rules import DEFAULT_RULES, RULEBOOK_000, RULEBOOK_003, EndRule, Rules
@@ -80,10 +80,13 @@ def test_worked_case(case: Case) -> None:
         attacker_level=parse_rank(given_["attacker_level"]),
         score=given_["score"],
         failed_throws=[FailedThrow(seat, n) for seat, n in failed_throws(case, DEALER)],  # R14.2
+        last_trick_win=last_trick_win(case, DEALER),  # R14.4
     )
     found = as_case(result, DEALER)
     if "throw_penalty" in case["expect"]:
         found["throw_penalty"] = result.throw_penalty
+    if "back_to_two" in case["expect"]:
+        found["back_to_two"] = result.back_to_two
     assert found == case["expect"]
 
 

@@ -22,6 +22,7 @@ from rules_core.rules import (
     EndRule,
     FirstDealer,
     FollowRule,
+    JackRule,
     LevelTable,
     RuffStructure,
     Rules,
@@ -38,6 +39,7 @@ Case = dict[str, Any]
 _OPTION_FIELDS = {
     "THROW_PENALTY": ("throw_penalty", ThrowPenalty),
     "FOLLOW": ("follow", FollowRule),
+    "JACK": ("jack_rule", JackRule),
     "THROW_PENALTY_POINTS": ("throw_penalty_points", int),
     "THROW": ("throw", ThrowCheck),
     "RUFF": ("ruff", RuffStructure),
@@ -84,6 +86,14 @@ def failed_throws(case: Case, dealer: int) -> list[tuple[int, int]]:
         ((dealer + FROM_DEALER[entry["seat"]]) % 4, entry["cards"])
         for entry in case["input"].get("failed_throws", [])
     ]
+
+
+def last_trick_win(case: Case, dealer: int) -> tuple[int, tuple[int, ...]] | None:
+    """A settle line's last-trick winner and winning cards (R14.4), for a dealer at ``dealer``."""
+    win = case["input"].get("last_trick_win")
+    if win is None:
+        return None
+    return (dealer + FROM_DEALER[win["seat"]]) % 4, parse_cards(win["cards"])
 
 
 def context_for(case: Case) -> TrumpContext:

@@ -273,6 +273,22 @@ MATRIX: list[tuple[str, Callable[[Body], None], str, str]] = [
     ("settle", put("failed_throws", [{"seat": 4, "cards": 3}]), "failed_throws[0].seat", "OUT_OF_RANGE"),
     ("settle", put("failed_throws", [{"seat": 1, "cards": 1}]), "failed_throws[0].cards", "OUT_OF_RANGE"),
     ("settle", put("failed_throws", [{"seat": 1, "cards": 2}] * 26), "failed_throws", "BAD_SIZE"),
+    # R14.4 JACK: the last trick's winner is checked under every ruleset
+    (
+        "settle",
+        put("last_trick_winner", {"seat": 4, "cards": names("SJack")}),
+        "last_trick_winner.seat",
+        "OUT_OF_RANGE",
+    ),
+    ("settle", put("last_trick_winner", {"seat": 1}), "last_trick_winner.cards", "BAD_SIZE"),
+    (
+        "settle",
+        put("last_trick_winner", {"seat": 1, "cards": [99]}),
+        "last_trick_winner.cards[0]",
+        "UNKNOWN_VALUE",
+    ),
+    ("settle", put("ruleset", {"jack_rule": 7}), "ruleset.jack_rule", "UNKNOWN_VALUE"),
+    ("follow", put("ruleset", {"follow_rule": 5}), "ruleset.follow_rule", "UNKNOWN_VALUE"),
     # required values and ranges
     ("follow", put("level", None), "level", "MISSING"),
     ("follow", put("level", 1), "level", "UNKNOWN_VALUE"),

@@ -9,7 +9,7 @@ import pytest
 
 from rules_core.audit import HandRecord, audit_hand
 from rules_core.cards import PLAYERS, faces_of
-from rules_core.rules import DEFAULT_RULES, ThrowPenalty
+from rules_core.rules import DEFAULT_RULES, JackRule, ThrowPenalty
 from rules_core.selfplay import play_hand
 from services.convert import cards_out, rank_out
 from tractor.rules.v1 import rules_service_pb2 as pb
@@ -71,3 +71,19 @@ def test_audit_charges_failed_throws(stub: Stub, thrown: HandRecord, kind: Throw
     plain = stub.AuditHand(audit_request(thrown, audit.leaders, types_pb2.Ruleset()), timeout=10)
     assert plain.valid and plain.settlement.throw_penalty == 0
     assert plain.score == response.score  # R14.2 moves the settlement's score, not the cards' points
+
+
+def test_audit_applies_the_jack_rule(stub: Stub) -> None:
+    """R14.4: seed 1 at J ends with the attackers winning the last trick with a single jack; the wire's
+    audit resets the dealer team to 2 under the rule and not without it."""
+    rules = dataclasses.replace(DEFAULT_RULES, jack_rule=JackRule.SINGLE_JACK)
+    record = play_hand(seed=1, rules=rules, level=11)
+    audit = audit_hand(rules, record)
+    assert audit.valid and audit.settlement is not None and audit.settlement.back_to_two, audit.error
+    ruled = types_pb2.Ruleset(jack_rule=types_pb2.JACK_RULE_SINGLE_JACK)
+    response = stub.AuditHand(audit_request(record, audit.leaders, ruled), timeout=10)
+    assert response.valid and response.settlement.back_to_two
+    assert response.settlement.dealer_team_level_after == types_pb2.RANK_2
+    plain = stub.AuditHand(audit_request(record, audit.leaders, types_pb2.Ruleset()), timeout=10)
+    assert plain.valid and not plain.settlement.back_to_two
+    assert plain.settlement.dealer_team_level_after != types_pb2.RANK_2

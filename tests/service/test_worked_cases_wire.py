@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from wire import call, message, multiset, names
-from worked_cases import Case, cases, failed_throws, seat
+from worked_cases import FROM_DEALER, Case, cases, failed_throws, seat
 
 from rules_core.rules import (
     DigMultiplier,
@@ -21,6 +21,7 @@ from rules_core.rules import (
     EndRule,
     FirstDealer,
     FollowRule,
+    JackRule,
     RuffStructure,
     ThrowCheck,
     ThrowPenalty,
@@ -40,6 +41,7 @@ _OPTIONS: dict[str, tuple[str, str, Any]] = {
     "END": ("end_rule", "END_RULE_", EndRule),
     "THROW_PENALTY": ("throw_penalty", "THROW_PENALTY_", ThrowPenalty),
     "FOLLOW": ("follow_rule", "FOLLOW_RULE_", FollowRule),
+    "JACK": ("jack_rule", "JACK_RULE_", JackRule),
 }
 _CONTRACTS = {
     "S": "CONTRACT_SPADES",
@@ -66,6 +68,14 @@ def ruleset(case: Case) -> dict[str, Any]:
             field, prefix, domain = _OPTIONS[option]
             body[field] = prefix + domain(value).name
     return body
+
+
+def last_win(case: Case) -> dict[str, Any]:
+    """A settle line's last-trick winner (R14.4) as the request's ``last_trick_winner``, dealer at 0."""
+    win = case["input"].get("last_trick_win")
+    if win is None:
+        return {}
+    return {"last_trick_winner": {"seat": FROM_DEALER[win["seat"]], "cards": names(win["cards"])}}
 
 
 def rank(text: str) -> str:
@@ -223,11 +233,13 @@ def test_settle(stub: Stub, case: Case) -> None:
             "attacker_level": rank(data["attacker_level"]),
             "score": data["score"],
             "failed_throws": [{"seat": seat, "cards": n} for seat, n in failed_throws(case, 0)],  # R14.2
+            **last_win(case),
         },
     )
     response = call(stub.SettleHand, request)
     expect = case["expect"]
     assert response.throw_penalty == expect.get("throw_penalty", 0)
+    assert response.back_to_two == expect.get("back_to_two", False)
     assert response.winner == _SIDES[expect["winner_side"]]
     assert (response.levels_gained, response.effective_levels_gained) == (expect["g"], expect["g_eff"])
     assert response.take_over == expect["take_over"]

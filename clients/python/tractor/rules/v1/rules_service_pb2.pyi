@@ -865,6 +865,7 @@ class SettleHandRequest(_message.Message):
     SCORE_FIELD_NUMBER: _builtins.int
     TAO_DOU_FIELD_NUMBER: _builtins.int
     FAILED_THROWS_FIELD_NUMBER: _builtins.int
+    LAST_TRICK_WINNER_FIELD_NUMBER: _builtins.int
     dealer: _builtins.int
     """The seat that dealt this hand, 0..3."""
     dealer_team_level: _types_pb2.Rank.ValueType
@@ -887,6 +888,12 @@ class SettleHandRequest(_message.Message):
         penalty.
         """
 
+    @_builtins.property
+    def last_trick_winner(self) -> _types_pb2.SeatCards:
+        """The seat that won the last trick and the cards it won with: what the jack rule (R14.4) reads. Ignored
+        without the rule.
+        """
+
     def __init__(
         self,
         *,
@@ -897,10 +904,11 @@ class SettleHandRequest(_message.Message):
         score: _builtins.int = ...,
         tao_dou: Global___TaoDouStake | None = ...,
         failed_throws: _abc.Iterable[Global___FailedThrow] | None = ...,
+        last_trick_winner: _types_pb2.SeatCards | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["ruleset", b"ruleset", "tao_dou", b"tao_dou"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["last_trick_winner", b"last_trick_winner", "ruleset", b"ruleset", "tao_dou", b"tao_dou"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["attacker_level", b"attacker_level", "dealer", b"dealer", "dealer_team_level", b"dealer_team_level", "failed_throws", b"failed_throws", "ruleset", b"ruleset", "score", b"score", "tao_dou", b"tao_dou"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["attacker_level", b"attacker_level", "dealer", b"dealer", "dealer_team_level", b"dealer_team_level", "failed_throws", b"failed_throws", "last_trick_winner", b"last_trick_winner", "ruleset", b"ruleset", "score", b"score", "tao_dou", b"tao_dou"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -999,6 +1007,7 @@ class SettleHandResponse(_message.Message):
     SCORE_COEFFICIENT_FIELD_NUMBER: _builtins.int
     COINS_FIELD_NUMBER: _builtins.int
     THROW_PENALTY_FIELD_NUMBER: _builtins.int
+    BACK_TO_TWO_FIELD_NUMBER: _builtins.int
     winner: _types_pb2.Side.ValueType
     """The side that won the hand: the dealer team below 80 points, the attackers from 80 (R9.2)."""
     levels_gained: _builtins.int
@@ -1025,6 +1034,8 @@ class SettleHandResponse(_message.Message):
     """THROW-PENALTY (R14.2): points the failed throws added to the attackers' score, negative when they
     cost the attackers; the table was read at score + throw_penalty, which may be below zero. 0 without.
     """
+    back_to_two: _builtins.bool
+    """The jack rule (R14.4, 勾J): the dealer team was reset to 2 before the hand's level changes applied."""
     @_builtins.property
     def coins(self) -> Global___CoinSettlement:
         """The coin settlement, when the request had a stake."""
@@ -1045,10 +1056,11 @@ class SettleHandResponse(_message.Message):
         score_coefficient: _builtins.int = ...,
         coins: Global___CoinSettlement | None = ...,
         throw_penalty: _builtins.int = ...,
+        back_to_two: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["coins", b"coins"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["attacker_level_after", b"attacker_level_after", "coins", b"coins", "dealer_team_level_after", b"dealer_team_level_after", "effective_levels_gained", b"effective_levels_gained", "game_over", b"game_over", "game_winner", b"game_winner", "levels_gained", b"levels_gained", "next_dealer", b"next_dealer", "next_level", b"next_level", "score_coefficient", b"score_coefficient", "take_over", b"take_over", "throw_penalty", b"throw_penalty", "winner", b"winner"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["attacker_level_after", b"attacker_level_after", "back_to_two", b"back_to_two", "coins", b"coins", "dealer_team_level_after", b"dealer_team_level_after", "effective_levels_gained", b"effective_levels_gained", "game_over", b"game_over", "game_winner", b"game_winner", "levels_gained", b"levels_gained", "next_dealer", b"next_dealer", "next_level", b"next_level", "score_coefficient", b"score_coefficient", "take_over", b"take_over", "throw_penalty", b"throw_penalty", "winner", b"winner"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -638,6 +638,34 @@ FOLLOW_RULE_SUIT_ONLY: FollowRule.ValueType  # 2
 """Only the category is enforced; R5.3 is off (rbtying/shengji's NoFormatBasedDraw)."""
 Global___FollowRule: _TypeAlias = FollowRule  # noqa: Y015
 
+class _JackRule:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _JackRuleEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_JackRule.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    JACK_RULE_UNSPECIFIED: _JackRule.ValueType  # 0
+    """The preset's value (every preset: none)."""
+    JACK_RULE_NONE: _JackRule.ValueType  # 1
+    """No jack rule."""
+    JACK_RULE_SINGLE_JACK: _JackRule.ValueType  # 2
+    """At level J, the attackers winning the last trick with a single jack reset the dealer team to 2 before
+    the hand's level changes apply (rbtying/shengji's BackToTwoSetting::SingleJack).
+    """
+
+class JackRule(_JackRule, metaclass=_JackRuleEnumTypeWrapper):
+    """JACK (R14.4, 勾J): a single jack winning the last trick sends the dealer team back to 2."""
+
+JACK_RULE_UNSPECIFIED: JackRule.ValueType  # 0
+"""The preset's value (every preset: none)."""
+JACK_RULE_NONE: JackRule.ValueType  # 1
+"""No jack rule."""
+JACK_RULE_SINGLE_JACK: JackRule.ValueType  # 2
+"""At level J, the attackers winning the last trick with a single jack reset the dealer team to 2 before
+the hand's level changes apply (rbtying/shengji's BackToTwoSetting::SingleJack).
+"""
+Global___JackRule: _TypeAlias = JackRule  # noqa: Y015
+
 class _ThrowPenalty:
     ValueType = _typing.NewType("ValueType", _builtins.int)
     V: _TypeAlias = ValueType  # noqa: Y015
@@ -880,6 +908,7 @@ class Ruleset(_message.Message):
     THROW_PENALTY_FIELD_NUMBER: _builtins.int
     THROW_PENALTY_POINTS_FIELD_NUMBER: _builtins.int
     FOLLOW_RULE_FIELD_NUMBER: _builtins.int
+    JACK_RULE_FIELD_NUMBER: _builtins.int
     preset: _builtins.str
     """The preset: "default" (RULES.md's recommended defaults), "rulebook-000", "rulebook-001" (the same
     rules as 000) or "rulebook-003". Empty means "default". Any other name is INVALID_ARGUMENT.
@@ -912,6 +941,8 @@ class Ruleset(_message.Message):
     """
     follow_rule: Global___FollowRule.ValueType
     """FOLLOW override (R14.3)."""
+    jack_rule: Global___JackRule.ValueType
+    """JACK override (R14.4)."""
     @_builtins.property
     def must_play(self) -> Global___MustPlay:
         """MUST-PLAY override: when present (even with no levels) it replaces the preset's set."""
@@ -939,10 +970,11 @@ class Ruleset(_message.Message):
         throw_penalty: Global___ThrowPenalty.ValueType = ...,
         throw_penalty_points: _builtins.int = ...,
         follow_rule: Global___FollowRule.ValueType = ...,
+        jack_rule: Global___JackRule.ValueType = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_coins", b"_coins", "coins", b"coins", "level_table", b"level_table", "must_play", b"must_play"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_coins", b"_coins", "bid_set", b"bid_set", "bid_stages", b"bid_stages", "coins", b"coins", "dig_multiplier", b"dig_multiplier", "dig_shape", b"dig_shape", "end_rule", b"end_rule", "first_dealer", b"first_dealer", "follow_rule", b"follow_rule", "joker_overturn", b"joker_overturn", "level_table", b"level_table", "must_play", b"must_play", "preset", b"preset", "ruff_structure", b"ruff_structure", "throw_check", b"throw_check", "throw_penalty", b"throw_penalty", "throw_penalty_points", b"throw_penalty_points"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_coins", b"_coins", "bid_set", b"bid_set", "bid_stages", b"bid_stages", "coins", b"coins", "dig_multiplier", b"dig_multiplier", "dig_shape", b"dig_shape", "end_rule", b"end_rule", "first_dealer", b"first_dealer", "follow_rule", b"follow_rule", "jack_rule", b"jack_rule", "joker_overturn", b"joker_overturn", "level_table", b"level_table", "must_play", b"must_play", "preset", b"preset", "ruff_structure", b"ruff_structure", "throw_check", b"throw_check", "throw_penalty", b"throw_penalty", "throw_penalty_points", b"throw_penalty_points"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__coins: _TypeAlias = _typing.Literal["coins"]  # noqa: Y015
     _WhichOneofArgType__coins: _TypeAlias = _typing.Literal["_coins", b"_coins"]  # noqa: Y015
