@@ -96,6 +96,20 @@ class EndRule(StrEnum):
     """END-LITERAL-000: any gain that carries a team past A ends the game."""
 
 
+class MustPlaySet(StrEnum):
+    """Named sets of must-play levels (R9.5, R14.5): the MUST-PLAY mechanism under a table's name."""
+
+    DEFEND_POINTS = "DEFEND_POINTS"
+    """5, 10 and K, the point ranks, must be played as the dealer team (rbtying/shengji's ``DefendPoints``);
+    A follows END as always (R9.6)."""
+
+
+MUST_PLAY_SETS: Final[dict[MustPlaySet, frozenset[int]]] = {
+    MustPlaySet.DEFEND_POINTS: frozenset({5, 10, 13}),
+}
+"""R14.5: each named set's levels."""
+
+
 class FollowRule(StrEnum):
     """FOLLOW (R14.3): what a follower owes beyond the count (R5.1) and the category (R5.2)."""
 

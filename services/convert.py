@@ -26,6 +26,7 @@ from rules_core.errors import InvalidArgumentError
 from rules_core.forced_quit import Phase, Quit, Role
 from rules_core.kitty import BuryResult
 from rules_core.rules import (
+    MUST_PLAY_SETS,
     PRESETS,
     BidSet,
     BidStages,
@@ -37,6 +38,7 @@ from rules_core.rules import (
     JackRule,
     JokerOverturn,
     LevelTable,
+    MustPlaySet,
     RuffStructure,
     Rules,
     ThrowCheck,
@@ -178,6 +180,8 @@ def ruleset(message: t.Ruleset, path: str = "ruleset") -> tuple[Rules, str]:
         changes["must_play"] = frozenset(
             level(value, f"{path}.must_play.levels[{i}]") for i, value in enumerate(message.must_play.levels)
         )
+        if message.must_play.named:
+            changes["must_play"] = must_play_set(message.must_play, f"{path}.must_play")
     if message.HasField("coins"):
         changes["coins"] = message.coins
     if message.HasField("level_table"):
@@ -195,6 +199,18 @@ def ruleset(message: t.Ruleset, path: str = "ruleset") -> tuple[Rules, str]:
             "a throw penalty amount needs a throw_penalty other than NONE (R14.2)",
         )
     return rules, preset
+
+
+def must_play_set(message: t.MustPlay, path: str) -> frozenset[int]:
+    """R14.5: a named must-play set's levels; a named set and levels together are a conflict."""
+    named = _enum(message.named, t.MustPlaySet, "MUST_PLAY_SET_", MustPlaySet, f"{path}.named")
+    if message.levels:
+        raise invalid(
+            f"{path}.named",
+            Reason.INCONSISTENT,
+            f"give the must-play levels or a named set ({named.name}), not both",
+        )
+    return MUST_PLAY_SETS[named]
 
 
 def failed_throws(values: Sequence[Any]) -> tuple[FailedThrow, ...]:

@@ -17,11 +17,14 @@ from rules_core.follow import check_follow
 from rules_core.legal_plays import MAX_LIMIT, legal_plays
 from rules_core.rules import (
     DEFAULT_RULES,
+    MUST_PLAY_SETS,
     PRESETS,
     SEEDS_TABLE,
+    EndRule,
     FollowRule,
     JackRule,
     LevelTable,
+    MustPlaySet,
     Rules,
     ThrowPenalty,
 )
@@ -398,3 +401,42 @@ def test_bad_last_tricks_name_the_field(win: tuple[int, tuple[int, ...]], field:
             rules=DEFAULT_RULES, dealer_seat=0, dealer_level=11, attacker_level=4, score=0, last_trick_win=win
         )
     assert error.value.argument == field
+
+
+# --------------------------------------------------------------------------------------------------
+# R14.5 DEFEND-POINTS (a named must-play set)
+# --------------------------------------------------------------------------------------------------
+
+DEFEND = dataclasses.replace(DEFAULT_RULES, must_play=MUST_PLAY_SETS[MustPlaySet.DEFEND_POINTS])
+
+
+def climbed(level: int, gain: int, *, was_dealer: bool, end: EndRule) -> int:
+    """R9.5 with 5, 10, K read one level at a time: a team climbs level by level and stops on a point
+    rank it has not defended as dealer; A stops it too under END-REC (R9.6)."""
+    must = {5, 10, 13} | ({14} if end is EndRule.DEALER_AT_ACE else set())
+    if gain and level in must and not was_dealer:
+        return level  # taking over on a point rank: it must be defended first
+    for _ in range(gain):
+        level += 1
+        if level in must:
+            break
+    return level
+
+
+@given(
+    end=st.sampled_from(EndRule),
+    score=st.integers(min_value=0, max_value=100).map(lambda n: n * 5),
+    levels=st.tuples(LEVELS, LEVELS),
+)
+def test_defend_points_cannot_be_skipped(end: EndRule, score: int, levels: tuple[int, int]) -> None:
+    """R14.5: no team passes 5, 10 or K without having played it as the dealer team."""
+    dealer_level, attacker_level = levels
+    rules = dataclasses.replace(DEFEND, end=end)
+    result = settle_hand(
+        rules=rules, dealer_seat=0, dealer_level=dealer_level, attacker_level=attacker_level, score=score
+    )
+    dealer_won = result.winner_side is Side.DEALER_TEAM
+    before = dealer_level if dealer_won else attacker_level
+    after = climbed(before, result.g, was_dealer=dealer_won, end=end)
+    assert result.g_eff == after - before
+    assert result.next_level == (None if after > 14 else after)

@@ -17,6 +17,7 @@ import pytest
 from rules_core.cards import Suit, parse_cards, parse_rank
 from rules_core.rules import (
     DEFAULT_RULES,
+    MUST_PLAY_SETS,
     DigMultiplier,
     DigShape,
     EndRule,
@@ -24,6 +25,7 @@ from rules_core.rules import (
     FollowRule,
     JackRule,
     LevelTable,
+    MustPlaySet,
     RuffStructure,
     Rules,
     ThrowCheck,
@@ -68,6 +70,8 @@ def rules_for(case: Case) -> Rules:
     for option, value in case["opts"].items():
         if option == "MUST_PLAY":
             changes["must_play"] = frozenset(parse_rank(level) for level in value)
+        elif option == "MUST_PLAY_SET":
+            changes["must_play"] = MUST_PLAY_SETS[MustPlaySet(value)]  # R14.5
         elif option == "LEVEL_TABLE":
             changes["level_table"] = LevelTable(**value)  # R14.1
         else:

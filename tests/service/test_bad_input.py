@@ -273,6 +273,14 @@ MATRIX: list[tuple[str, Callable[[Body], None], str, str]] = [
     ("settle", put("failed_throws", [{"seat": 4, "cards": 3}]), "failed_throws[0].seat", "OUT_OF_RANGE"),
     ("settle", put("failed_throws", [{"seat": 1, "cards": 1}]), "failed_throws[0].cards", "OUT_OF_RANGE"),
     ("settle", put("failed_throws", [{"seat": 1, "cards": 2}] * 26), "failed_throws", "BAD_SIZE"),
+    # R14.5: a named must-play set and levels together
+    (
+        "settle",
+        put("ruleset", {"must_play": {"levels": ["RANK_10"], "named": "MUST_PLAY_SET_DEFEND_POINTS"}}),
+        "ruleset.must_play.named",
+        "INCONSISTENT",
+    ),
+    ("settle", put("ruleset", {"must_play": {"named": 9}}), "ruleset.must_play.named", "UNKNOWN_VALUE"),
     # R14.4 JACK: the last trick's winner is checked under every ruleset
     (
         "settle",

@@ -62,6 +62,8 @@ def ruleset(case: Case) -> dict[str, Any]:
             body["must_play"] = {"levels": [rank(level) for level in value]}
         elif option == "THROW_PENALTY_POINTS":
             body["throw_penalty_points"] = value  # R14.2
+        elif option == "MUST_PLAY_SET":
+            body["must_play"] = {"named": f"MUST_PLAY_SET_{value}"}  # R14.5
         elif option == "LEVEL_TABLE":
             body["level_table"] = dict(value)  # R14.1: the wire names the parameters as the case does
         else:

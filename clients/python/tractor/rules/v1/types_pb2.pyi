@@ -614,6 +614,26 @@ END_RULE_PAST_ACE: EndRule.ValueType  # 2
 """END-LITERAL-000: any gain that carries a team past A ends the game."""
 Global___EndRule: _TypeAlias = EndRule  # noqa: Y015
 
+class _MustPlaySet:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _MustPlaySetEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_MustPlaySet.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    MUST_PLAY_SET_UNSPECIFIED: _MustPlaySet.ValueType  # 0
+    """No named set: the levels given, if any."""
+    MUST_PLAY_SET_DEFEND_POINTS: _MustPlaySet.ValueType  # 1
+    """5, 10 and K must be played as the dealer team (rbtying/shengji's DefendPoints); A follows END (R9.6)."""
+
+class MustPlaySet(_MustPlaySet, metaclass=_MustPlaySetEnumTypeWrapper):
+    """Named sets of must-play levels (R14.5)."""
+
+MUST_PLAY_SET_UNSPECIFIED: MustPlaySet.ValueType  # 0
+"""No named set: the levels given, if any."""
+MUST_PLAY_SET_DEFEND_POINTS: MustPlaySet.ValueType  # 1
+"""5, 10 and K must be played as the dealer team (rbtying/shengji's DefendPoints); A follows END (R9.6)."""
+Global___MustPlaySet: _TypeAlias = MustPlaySet  # noqa: Y015
+
 class _FollowRule:
     ValueType = _typing.NewType("ValueType", _builtins.int)
     V: _TypeAlias = ValueType  # noqa: Y015
@@ -833,6 +853,9 @@ class MustPlay(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     LEVELS_FIELD_NUMBER: _builtins.int
+    NAMED_FIELD_NUMBER: _builtins.int
+    named: Global___MustPlaySet.ValueType
+    """A named set instead of the levels (R14.5); giving both is INVALID_ARGUMENT."""
     @_builtins.property
     def levels(self) -> _containers.RepeatedScalarFieldContainer[Global___Rank.ValueType]:
         """The must-play levels; an empty list means none."""
@@ -841,10 +864,11 @@ class MustPlay(_message.Message):
         self,
         *,
         levels: _abc.Iterable[Global___Rank.ValueType] | None = ...,
+        named: Global___MustPlaySet.ValueType = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["levels", b"levels"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["levels", b"levels", "named", b"named"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
