@@ -30,7 +30,7 @@ from rules_core.cards import (
 from rules_core.errors import InvalidArgumentError, Problem
 from rules_core.follow import check_follow
 from rules_core.kitty import check_bury
-from rules_core.rules import FollowRule, Rules
+from rules_core.rules import FollowRule, NoBid, Rules
 from rules_core.seating import SeatCards, by_seat, in_turn, seat_in_range
 from rules_core.settlement import FailedThrow, Settlement, check_level, check_seat
 from rules_core.taodou import CoinSettlement, Stake, check_coins_enabled, settle
@@ -170,12 +170,13 @@ def audit_hand(rules: Rules, record: HandRecord, *, stake: Stake | None = None) 
         for d in record.declarations
     )
     bidding = resolve_declarations(
-        rules=rules,
+        rules=replace(rules, no_bid=NoBid.NO_TRUMP) if deal_error else rules,  # R14.6 needs a real bottom
         level=record.level,
         sequence=shown,
         first_hand=record.first_hand,
         first_seated=record.first_seated,
         dealer=None if record.first_hand else record.dealer,
+        bottom=None if deal_error else record.bottom,  # R14.6: the bottom as the dealer picks it up
     )
     dealer = bidding.dealer
 

@@ -110,6 +110,18 @@ MUST_PLAY_SETS: Final[dict[MustPlaySet, frozenset[int]]] = {
 """R14.5: each named set's levels."""
 
 
+class NoBid(StrEnum):
+    """NO-BID (R10.8, R14.6): the contract when nobody declares."""
+
+    NO_TRUMP = "NO_TRUMP"
+    """R10.8: no-trump, O = 1 (every preset)."""
+    BOTTOM_FIRST_CARD = "BOTTOM_FIRST_CARD"
+    """The bottom is turned up in order; the first card with a suit names the trump suit."""
+    BOTTOM_LEVEL_OR_HIGHEST = "BOTTOM_LEVEL_OR_HIGHEST"
+    """The bottom is turned up in order until the first level card, whose suit is trump; without one, the
+    suit of the highest card, the first of equal ones (rbtying/shengji's kitty bid)."""
+
+
 class FollowRule(StrEnum):
     """FOLLOW (R14.3): what a follower owes beyond the count (R5.1) and the category (R5.2)."""
 
@@ -233,6 +245,8 @@ class Rules:
     """THROW-PENALTY: points per attempt or per card, a multiple of 5 (R8.1), 5..100; inert under NONE."""
     follow: FollowRule = FollowRule.STRUCTURE
     """FOLLOW: R5.3's structure obligations, or the category alone (R14.3)."""
+    no_bid: NoBid = NoBid.NO_TRUMP
+    """NO-BID: R10.8's no-trump, or trump from the bottom (R14.6)."""
     jack_rule: JackRule = JackRule.NONE
     """JACK (勾J, R14.4): the dealer team at J goes back to 2 when dug with a single jack."""
 
@@ -271,6 +285,7 @@ _FIELD_TYPES: Final[dict[str, type]] = {
     "throw_penalty_points": int,
     "follow": FollowRule,
     "jack_rule": JackRule,
+    "no_bid": NoBid,
 }
 
 DEFAULT_RULES: Final = Rules()

@@ -39,6 +39,7 @@ from rules_core.rules import (
     JokerOverturn,
     LevelTable,
     MustPlaySet,
+    NoBid,
     RuffStructure,
     Rules,
     ThrowCheck,
@@ -140,6 +141,7 @@ _OVERRIDES: Final[tuple[tuple[str, str, Any, str, type[Enum]], ...]] = (
     ("throw_penalty", "throw_penalty", t.ThrowPenalty, "THROW_PENALTY_", ThrowPenalty),
     ("follow_rule", "follow", t.FollowRule, "FOLLOW_RULE_", FollowRule),
     ("jack_rule", "jack_rule", t.JackRule, "JACK_RULE_", JackRule),
+    ("no_bid", "no_bid", t.NoBid, "NO_BID_", NoBid),
 )
 
 
@@ -679,6 +681,7 @@ def bidding_response(result: Bidding) -> pb.ValidateDeclarationResponse:
         declared=result.declared,
         overturns=result.overturns,
         overturn_multiplier=result.overturn_multiplier,
+        bottom_revealed=result.bottom_revealed,
     )
     if result.dealer is not None:
         response.dealer = result.dealer

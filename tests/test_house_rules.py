@@ -7,10 +7,11 @@ import dataclasses
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_properties import DECK, positions
 from test_properties import _sub_multisets as sub_multisets
-from test_properties import positions
 
 from rules_core.audit import HandRecord, audit_hand
+from rules_core.bidding import Declaration, resolve_declarations
 from rules_core.cards import NUM_FACES, Hand, Suit, parse_cards
 from rules_core.errors import InvalidArgumentError, Problem
 from rules_core.follow import check_follow
@@ -25,6 +26,7 @@ from rules_core.rules import (
     JackRule,
     LevelTable,
     MustPlaySet,
+    NoBid,
     Rules,
     ThrowPenalty,
 )
@@ -440,3 +442,64 @@ def test_defend_points_cannot_be_skipped(end: EndRule, score: int, levels: tuple
     after = climbed(before, result.g, was_dealer=dealer_won, end=end)
     assert result.g_eff == after - before
     assert result.next_level == (None if after > 14 else after)
+
+
+# --------------------------------------------------------------------------------------------------
+# R14.6 NO-BID from the bottom
+# --------------------------------------------------------------------------------------------------
+
+BOTTOMS = st.lists(st.sampled_from(DECK), min_size=8, max_size=8).filter(
+    lambda cards: all(cards.count(face) <= 2 for face in cards)
+)
+
+
+def turned_up(rule: NoBid, level: int, bottom: list[int]) -> tuple[Suit, int]:
+    """R14.6 as a player turns the cards: one at a time, stopping at the deciding card; the highest seen
+    so far is replaced only by a strictly higher rank."""
+    best: tuple[int, int] | None = None  # (rank, face)
+    for turned, face in enumerate(bottom, start=1):
+        if face >= 52:
+            continue  # a joker names no suit
+        rank = face % 13 + 2
+        if rule is NoBid.BOTTOM_FIRST_CARD or rank == level:
+            return Suit(face // 13), turned
+        if best is None or rank > best[0]:
+            best = (rank, face)
+    assert best is not None
+    return Suit(best[1] // 13), 8
+
+
+@given(
+    rule=st.sampled_from([NoBid.BOTTOM_FIRST_CARD, NoBid.BOTTOM_LEVEL_OR_HIGHEST]),
+    level=LEVELS,
+    bottom=BOTTOMS,
+    declared=st.booleans(),
+)
+def test_trump_from_the_bottom_matches_turning_it_up(
+    rule: NoBid, level: int, bottom: list[int], declared: bool
+) -> None:
+    """R14.6: nobody declared, the bottom names the suit as turning it up does; a declaration wins."""
+    rules = dataclasses.replace(DEFAULT_RULES, no_bid=rule)
+    level_card = level - 2  # the spade of the level (R10.2)
+    sequence = [Declaration(seat=1, cards=(level_card,))] if declared and bottom.count(level_card) < 2 else []
+    result = resolve_declarations(rules=rules, level=level, sequence=sequence, first_hand=True, bottom=bottom)
+    if sequence:
+        assert (result.contract, result.bottom_revealed) == (Suit.S, 0)
+    else:
+        assert (result.contract, result.bottom_revealed) == turned_up(rule, level, bottom)
+        assert (result.overturn_multiplier, result.dealer, result.declared) == (1, 0, False)
+
+
+def test_the_bottom_is_needed_only_when_nobody_declared() -> None:
+    """R14.6: without a declaration the bottom is required (named), with one it is not."""
+    rules = dataclasses.replace(DEFAULT_RULES, no_bid=NoBid.BOTTOM_LEVEL_OR_HIGHEST)
+    with pytest.raises(InvalidArgumentError) as error:
+        resolve_declarations(rules=rules, level=7, sequence=[], first_hand=True)
+    assert (error.value.argument, error.value.problem) == ("bottom", Problem.MISSING)
+    declared = resolve_declarations(
+        rules=rules, level=7, sequence=[Declaration(seat=0, cards=(5,))], first_hand=True
+    )
+    assert declared.contract is Suit.S
+    with pytest.raises(InvalidArgumentError) as error:
+        resolve_declarations(rules=DEFAULT_RULES, level=7, sequence=[], first_hand=True, bottom=[0] * 3)
+    assert (error.value.argument, error.value.problem) == ("bottom", Problem.BAD_SIZE)

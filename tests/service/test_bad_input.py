@@ -127,6 +127,16 @@ RPCS: dict[str, tuple[str, type[Message], Callable[[], Body]]] = {
 }
 
 
+def both(first: Callable[[Body], None], second: Callable[[Body], None]) -> Callable[[Body], None]:
+    """Two mutations, one after the other."""
+
+    def apply(body: Body) -> None:
+        first(body)
+        second(body)
+
+    return apply
+
+
 def put(path: str, value: Any) -> Callable[[Body], None]:
     """A mutation setting ``a.b[1].c`` (lists by index, dicts by key) to ``value``; None deletes it."""
 
@@ -281,6 +291,15 @@ MATRIX: list[tuple[str, Callable[[Body], None], str, str]] = [
         "INCONSISTENT",
     ),
     ("settle", put("ruleset", {"must_play": {"named": 9}}), "ruleset.must_play.named", "UNKNOWN_VALUE"),
+    # R14.6 NO-BID from the bottom: the bottom is required when nobody declared, 8 cards whenever given
+    (
+        "declare",
+        both(put("declarations", []), put("ruleset", {"no_bid": "NO_BID_BOTTOM_LEVEL_OR_HIGHEST"})),
+        "bottom",
+        "MISSING",
+    ),
+    ("declare", put("bottom", names("S2 S3 S4")), "bottom", "BAD_SIZE"),
+    ("declare", put("ruleset", {"no_bid": 9}), "ruleset.no_bid", "UNKNOWN_VALUE"),
     # R14.4 JACK: the last trick's winner is checked under every ruleset
     (
         "settle",

@@ -22,6 +22,7 @@ from rules_core.rules import (
     FirstDealer,
     FollowRule,
     JackRule,
+    NoBid,
     RuffStructure,
     ThrowCheck,
     ThrowPenalty,
@@ -42,6 +43,7 @@ _OPTIONS: dict[str, tuple[str, str, Any]] = {
     "THROW_PENALTY": ("throw_penalty", "THROW_PENALTY_", ThrowPenalty),
     "FOLLOW": ("follow_rule", "FOLLOW_RULE_", FollowRule),
     "JACK": ("jack_rule", "JACK_RULE_", JackRule),
+    "NO_BID": ("no_bid", "NO_BID_", NoBid),
 }
 _CONTRACTS = {
     "S": "CONTRACT_SPADES",
@@ -369,9 +371,11 @@ def test_declare(stub: Stub, case: Case) -> None:
         ],
         "first_hand": data["first_hand"],
         "first_seated": seat(data["first_seated"]),
+        "bottom": names(data.get("bottom", [])),  # R14.6
     }
     response = call(stub.ValidateDeclaration, message(pb.ValidateDeclarationRequest, body))
     expect = case["expect"]
+    assert response.bottom_revealed == expect.get("bottom_revealed", 0)
     assert response.contract == types_pb2.Contract.Value(_CONTRACTS[expect["contract"]])
     assert response.overturn_multiplier == expect["O"]
     assert (seat(expect["dealer"]) if expect["dealer"] else None) == (

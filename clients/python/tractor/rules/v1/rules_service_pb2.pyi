@@ -1266,6 +1266,7 @@ class ValidateDeclarationRequest(_message.Message):
     FIRST_HAND_FIELD_NUMBER: _builtins.int
     FIRST_SEATED_FIELD_NUMBER: _builtins.int
     DEALER_FIELD_NUMBER: _builtins.int
+    BOTTOM_FIELD_NUMBER: _builtins.int
     level: _types_pb2.Rank.ValueType
     """The level rank L of the hand (required): declarations use level cards."""
     first_hand: _builtins.bool
@@ -1284,6 +1285,12 @@ class ValidateDeclarationRequest(_message.Message):
         its verdict is the last one.
         """
 
+    @_builtins.property
+    def bottom(self) -> _containers.RepeatedScalarFieldContainer[_types_pb2.Card.ValueType]:
+        """NO-BID from the bottom (R14.6): the 8 bottom cards in the order they are turned up, first card first.
+        Needed only when nobody declares under that option; ignored otherwise.
+        """
+
     def __init__(
         self,
         *,
@@ -1293,10 +1300,11 @@ class ValidateDeclarationRequest(_message.Message):
         first_hand: _builtins.bool = ...,
         first_seated: _builtins.int = ...,
         dealer: _builtins.int | None = ...,
+        bottom: _abc.Iterable[_types_pb2.Card.ValueType] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_dealer", b"_dealer", "dealer", b"dealer", "ruleset", b"ruleset"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_dealer", b"_dealer", "dealer", b"dealer", "declarations", b"declarations", "first_hand", b"first_hand", "first_seated", b"first_seated", "level", b"level", "ruleset", b"ruleset"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_dealer", b"_dealer", "bottom", b"bottom", "dealer", b"dealer", "declarations", b"declarations", "first_hand", b"first_hand", "first_seated", b"first_seated", "level", b"level", "ruleset", b"ruleset"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__dealer: _TypeAlias = _typing.Literal["dealer"]  # noqa: Y015
     _WhichOneofArgType__dealer: _TypeAlias = _typing.Literal["_dealer", b"_dealer"]  # noqa: Y015
@@ -1351,6 +1359,7 @@ class ValidateDeclarationResponse(_message.Message):
     OVERTURNS_FIELD_NUMBER: _builtins.int
     OVERTURN_MULTIPLIER_FIELD_NUMBER: _builtins.int
     DEALER_FIELD_NUMBER: _builtins.int
+    BOTTOM_REVEALED_FIELD_NUMBER: _builtins.int
     accepted: _builtins.bool
     """Whether the last act of the request is accepted (false when there is none)."""
     contract: _types_pb2.Contract.ValueType
@@ -1363,6 +1372,8 @@ class ValidateDeclarationResponse(_message.Message):
     """O = 2^overturns, 1..8 (R10.5)."""
     dealer: _builtins.int
     """The dealer: decided by the bidding in the first hand, the rotation dealer otherwise."""
+    bottom_revealed: _builtins.int
+    """NO-BID from the bottom (R14.6): how many bottom cards were turned up to fix the contract; 0 otherwise."""
     @_builtins.property
     def verdicts(self) -> _containers.RepeatedCompositeFieldContainer[Global___DeclarationVerdict]:
         """One verdict per act, in request order."""
@@ -1377,10 +1388,11 @@ class ValidateDeclarationResponse(_message.Message):
         overturns: _builtins.int = ...,
         overturn_multiplier: _builtins.int = ...,
         dealer: _builtins.int | None = ...,
+        bottom_revealed: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_dealer", b"_dealer", "dealer", b"dealer"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_dealer", b"_dealer", "accepted", b"accepted", "contract", b"contract", "dealer", b"dealer", "declared", b"declared", "overturn_multiplier", b"overturn_multiplier", "overturns", b"overturns", "verdicts", b"verdicts"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_dealer", b"_dealer", "accepted", b"accepted", "bottom_revealed", b"bottom_revealed", "contract", b"contract", "dealer", b"dealer", "declared", b"declared", "overturn_multiplier", b"overturn_multiplier", "overturns", b"overturns", "verdicts", b"verdicts"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__dealer: _TypeAlias = _typing.Literal["dealer"]  # noqa: Y015
     _WhichOneofArgType__dealer: _TypeAlias = _typing.Literal["_dealer", b"_dealer"]  # noqa: Y015

@@ -634,6 +634,38 @@ MUST_PLAY_SET_DEFEND_POINTS: MustPlaySet.ValueType  # 1
 """5, 10 and K must be played as the dealer team (rbtying/shengji's DefendPoints); A follows END (R9.6)."""
 Global___MustPlaySet: _TypeAlias = MustPlaySet  # noqa: Y015
 
+class _NoBid:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _NoBidEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_NoBid.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    NO_BID_UNSPECIFIED: _NoBid.ValueType  # 0
+    """The preset's value (every preset: no-trump)."""
+    NO_BID_NO_TRUMP: _NoBid.ValueType  # 1
+    """R10.8: no-trump, O = 1."""
+    NO_BID_BOTTOM_FIRST_CARD: _NoBid.ValueType  # 2
+    """The bottom is turned up in order; the first card with a suit names the trump suit."""
+    NO_BID_BOTTOM_LEVEL_OR_HIGHEST: _NoBid.ValueType  # 3
+    """The bottom is turned up until the first level card, whose suit is trump; without one, the suit of the
+    highest card (the first of equal ones). rbtying/shengji's kitty bid.
+    """
+
+class NoBid(_NoBid, metaclass=_NoBidEnumTypeWrapper):
+    """NO-BID (R10.8, R14.6): the contract when nobody declares."""
+
+NO_BID_UNSPECIFIED: NoBid.ValueType  # 0
+"""The preset's value (every preset: no-trump)."""
+NO_BID_NO_TRUMP: NoBid.ValueType  # 1
+"""R10.8: no-trump, O = 1."""
+NO_BID_BOTTOM_FIRST_CARD: NoBid.ValueType  # 2
+"""The bottom is turned up in order; the first card with a suit names the trump suit."""
+NO_BID_BOTTOM_LEVEL_OR_HIGHEST: NoBid.ValueType  # 3
+"""The bottom is turned up until the first level card, whose suit is trump; without one, the suit of the
+highest card (the first of equal ones). rbtying/shengji's kitty bid.
+"""
+Global___NoBid: _TypeAlias = NoBid  # noqa: Y015
+
 class _FollowRule:
     ValueType = _typing.NewType("ValueType", _builtins.int)
     V: _TypeAlias = ValueType  # noqa: Y015
@@ -933,6 +965,7 @@ class Ruleset(_message.Message):
     THROW_PENALTY_POINTS_FIELD_NUMBER: _builtins.int
     FOLLOW_RULE_FIELD_NUMBER: _builtins.int
     JACK_RULE_FIELD_NUMBER: _builtins.int
+    NO_BID_FIELD_NUMBER: _builtins.int
     preset: _builtins.str
     """The preset: "default" (RULES.md's recommended defaults), "rulebook-000", "rulebook-001" (the same
     rules as 000) or "rulebook-003". Empty means "default". Any other name is INVALID_ARGUMENT.
@@ -967,6 +1000,8 @@ class Ruleset(_message.Message):
     """FOLLOW override (R14.3)."""
     jack_rule: Global___JackRule.ValueType
     """JACK override (R14.4)."""
+    no_bid: Global___NoBid.ValueType
+    """NO-BID override (R14.6)."""
     @_builtins.property
     def must_play(self) -> Global___MustPlay:
         """MUST-PLAY override: when present (even with no levels) it replaces the preset's set."""
@@ -995,10 +1030,11 @@ class Ruleset(_message.Message):
         throw_penalty_points: _builtins.int = ...,
         follow_rule: Global___FollowRule.ValueType = ...,
         jack_rule: Global___JackRule.ValueType = ...,
+        no_bid: Global___NoBid.ValueType = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_coins", b"_coins", "coins", b"coins", "level_table", b"level_table", "must_play", b"must_play"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_coins", b"_coins", "bid_set", b"bid_set", "bid_stages", b"bid_stages", "coins", b"coins", "dig_multiplier", b"dig_multiplier", "dig_shape", b"dig_shape", "end_rule", b"end_rule", "first_dealer", b"first_dealer", "follow_rule", b"follow_rule", "jack_rule", b"jack_rule", "joker_overturn", b"joker_overturn", "level_table", b"level_table", "must_play", b"must_play", "preset", b"preset", "ruff_structure", b"ruff_structure", "throw_check", b"throw_check", "throw_penalty", b"throw_penalty", "throw_penalty_points", b"throw_penalty_points"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_coins", b"_coins", "bid_set", b"bid_set", "bid_stages", b"bid_stages", "coins", b"coins", "dig_multiplier", b"dig_multiplier", "dig_shape", b"dig_shape", "end_rule", b"end_rule", "first_dealer", b"first_dealer", "follow_rule", b"follow_rule", "jack_rule", b"jack_rule", "joker_overturn", b"joker_overturn", "level_table", b"level_table", "must_play", b"must_play", "no_bid", b"no_bid", "preset", b"preset", "ruff_structure", b"ruff_structure", "throw_check", b"throw_check", "throw_penalty", b"throw_penalty", "throw_penalty_points", b"throw_penalty_points"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__coins: _TypeAlias = _typing.Literal["coins"]  # noqa: Y015
     _WhichOneofArgType__coins: _TypeAlias = _typing.Literal["_coins", b"_coins"]  # noqa: Y015
