@@ -30,9 +30,9 @@ from rules_core.cards import (
 from rules_core.errors import InvalidArgumentError, Problem
 from rules_core.follow import check_follow
 from rules_core.kitty import check_bury
-from rules_core.rules import Rules
+from rules_core.rules import FollowRule, NoBid, Rules
 from rules_core.seating import SeatCards, by_seat, in_turn, seat_in_range
-from rules_core.settlement import Settlement, check_level, check_seat
+from rules_core.settlement import FailedThrow, Settlement, check_level, check_seat
 from rules_core.taodou import CoinSettlement, Stake, check_coins_enabled, settle
 from rules_core.throw import check_lead
 from rules_core.trick import TrickResult, resolve_trick
@@ -170,12 +170,13 @@ def audit_hand(rules: Rules, record: HandRecord, *, stake: Stake | None = None) 
         for d in record.declarations
     )
     bidding = resolve_declarations(
-        rules=rules,
+        rules=replace(rules, no_bid=NoBid.NO_TRUMP) if deal_error else rules,  # R14.6 needs a real bottom
         level=record.level,
         sequence=shown,
         first_hand=record.first_hand,
         first_seated=record.first_seated,
         dealer=None if record.first_hand else record.dealer,
+        bottom=None if deal_error else record.bottom,  # R14.6: the bottom as the dealer picks it up
     )
     dealer = bidding.dealer
 
@@ -194,6 +195,7 @@ def audit_hand(rules: Rules, record: HandRecord, *, stake: Stake | None = None) 
     ctx = trump_context(record.level, bidding.contract)
     results: list[TrickResult] = []
     leader, score = dealer, 0
+    failed: list[FailedThrow] = []  # R14.2: what THROW-PENALTY charges
     for index, trick in enumerate(record.tricks):
         if trick.leader is not None and trick.leader != leader:
             message = (
@@ -215,6 +217,8 @@ def audit_hand(rules: Rules, record: HandRecord, *, stake: Stake | None = None) 
         )
         results.append(result)
         score += result.attacker_points
+        if trick.attempted:
+            failed.append(FailedThrow(leader, len(trick.attempted)))
         leader = result.winner
     played = len(results)
     if any(sum(hand) for hand in hands) or played != len(record.tricks):
@@ -228,8 +232,21 @@ def audit_hand(rules: Rules, record: HandRecord, *, stake: Stake | None = None) 
         score=score,
         stake=stake,
         declared_overturn=bidding.overturn_multiplier,
+        failed_throws=failed,
+        last_trick_win=_last_win(results, record.tricks, dealer),
     )
     return Audit(None, bidding, dealer, tuple(results), score, settled.settlement, settled.coins)
+
+
+def _last_win(
+    results: Sequence[TrickResult], tricks: Sequence[TrickRecord], dealer: int
+) -> tuple[int, tuple[int, ...]] | None:
+    """The last trick's winner and the cards he won with (R14.4's single jack is read off them)."""
+    if not results:
+        return None
+    leaders = (dealer, *(result.winner for result in results))
+    winner = results[-1].winner
+    return winner, tricks[len(results) - 1].plays[(winner - leaders[len(results) - 1]) % PLAYERS]
 
 
 def _check_deal(record: HandRecord) -> str | None:
@@ -275,7 +292,9 @@ def _check_trick(
     for offset in (1, 2, 3):
         seat = (leader + offset) % PLAYERS
         play = trick.plays[offset]
-        follow = check_follow(ctx, hand=hands[seat], lead=lead, play=play)
+        follow = check_follow(
+            ctx, hand=hands[seat], lead=lead, play=play, structure=rules.follow is FollowRule.STRUCTURE
+        )  # R14.3
         if isinstance(follow, Illegal):
             return AuditError(Finding.ILLEGAL_FOLLOW, follow.message, index, seat, follow.reason)
     return None

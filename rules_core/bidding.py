@@ -42,6 +42,7 @@ from typing import Final
 
 from rules_core.cards import (
     BIG_JOKER,
+    BOTTOM_SIZE,
     COPIES,
     EMPTY_HAND,
     HAND_SIZE,
@@ -50,6 +51,7 @@ from rules_core.cards import (
     SMALL_JOKER,
     Hand,
     Suit,
+    check_copies,
     format_card,
     format_cards,
     format_rank,
@@ -58,7 +60,7 @@ from rules_core.cards import (
     suit_of,
 )
 from rules_core.errors import InvalidArgumentError, Problem
-from rules_core.rules import BidSet, BidStages, FirstDealer, JokerOverturn, Rules
+from rules_core.rules import BidSet, BidStages, FirstDealer, JokerOverturn, NoBid, Rules
 
 MAX_OVERTURN_MULTIPLIER: Final = 8
 """R10.5: O is at most 8 (three overturns)."""
@@ -177,6 +179,8 @@ class Bidding:
     """One entry per attempted act: its label, or None when rejected."""
     rejections: tuple[Rejection, ...]
     """The rejected acts, in sequence order."""
+    bottom_revealed: int = 0
+    """R14.6: how many bottom cards were turned up to fix the contract (0: none were)."""
 
     @property
     def rejected(self) -> tuple[int, ...]:
@@ -245,13 +249,19 @@ def resolve_declarations(
     first_hand: bool,
     first_seated: int = 0,
     dealer: int | None = None,
+    bottom: Sequence[int] | None = None,
 ) -> Bidding:
     """Replay one deal's declarations in time order (R10.3–R10.8).
+
+    ``bottom`` is the 8 bottom cards in the order they lie, needed only when nobody declares under a
+    NO-BID from the bottom (R14.6).
 
     ``first_seated`` is the first hand's dealer when nobody declares (R10.8); ``dealer`` is the rotation
     dealer of a later hand (R10.7) and must be None in the first hand, whose dealer the bidding decides.
     """
     _validate_context(level=level, first_hand=first_hand, first_seated=first_seated, dealer=dealer)
+    if bottom is not None:
+        _validate_bottom(bottom)
     state = _State()
     acts: list[Act | None] = []
     rejections: list[Rejection] = []
@@ -265,8 +275,11 @@ def resolve_declarations(
             continue
         acts.append(act)
         state = _apply(state, act, kind, face, declaration.seat)
+    contract, revealed = state.contract, 0
+    if not state.declared and rules.no_bid is not NoBid.NO_TRUMP:
+        contract, revealed = bottom_trump(rules.no_bid, level, bottom)
     return Bidding(
-        contract=state.contract,
+        contract=contract,
         declared=state.declared,
         overturns=state.overturns,
         overturn_multiplier=min(MAX_OVERTURN_MULTIPLIER, 2**state.overturns),
@@ -276,7 +289,44 @@ def resolve_declarations(
         stage=state.stage,
         acts=tuple(acts),
         rejections=tuple(rejections),
+        bottom_revealed=revealed,
     )
+
+
+def _validate_bottom(bottom: Sequence[int]) -> None:
+    """R14.6's bottom: exactly 8 cards, no face more than twice (checked whenever one is given)."""
+    if len(bottom) != BOTTOM_SIZE:
+        raise InvalidArgumentError(
+            "bottom", Problem.BAD_SIZE, f"the bottom holds {BOTTOM_SIZE} cards, got {len(bottom)}"
+        )
+    check_copies(bottom, "bottom")
+
+
+def bottom_trump(rule: NoBid, level: int, bottom: Sequence[int] | None) -> tuple[Suit, int]:
+    """R14.6: the trump suit the bottom names and how many of its cards were turned up. Jokers name no
+    suit and are passed over; there are at most four, so a suit is always found.
+
+    >>> from rules_core.cards import parse_cards
+    >>> cards = parse_cards(["BJ", "S9", "HA", "D7", "C7", "SK", "S3", "HQ"])
+    >>> bottom_trump(NoBid.BOTTOM_LEVEL_OR_HIGHEST, 7, cards), bottom_trump(NoBid.BOTTOM_FIRST_CARD, 7, cards)
+    ((<Suit.D: 3>, 4), (<Suit.S: 0>, 2))
+    >>> bottom_trump(NoBid.BOTTOM_LEVEL_OR_HIGHEST, 5, cards)
+    (<Suit.H: 1>, 8)
+    """
+    if bottom is None:
+        raise InvalidArgumentError(
+            "bottom", Problem.MISSING, "nobody declared: the bottom names the trump (R14.6), give its 8 cards"
+        )
+    _validate_bottom(bottom)
+    suited = [(i, face) for i, face in enumerate(bottom) if face < SMALL_JOKER]
+    if rule is NoBid.BOTTOM_FIRST_CARD:
+        i, face = suited[0]
+        return Suit(face // 13), i + 1
+    for i, face in suited:
+        if rank_of(face) == level:
+            return Suit(face // 13), i + 1
+    best = max(suited, key=lambda entry: (rank_of(entry[1]), -entry[0]))[1]  # the first of equal ranks
+    return Suit(best // 13), BOTTOM_SIZE
 
 
 def _validate_hand(hand: Hand) -> None:
@@ -527,6 +577,7 @@ def declare(
     first_hand: bool,
     first_seated: int = 0,
     dealer: int | None = None,
+    bottom: Sequence[int] | None = None,
 ) -> Bidding:
     """The request-level :func:`resolve_declarations`: the acts as a request lists them (R10)."""
     sequence = declarations_of(acts)
@@ -537,4 +588,5 @@ def declare(
         first_hand=first_hand,
         first_seated=first_seated,
         dealer=dealer,
+        bottom=bottom,
     )

@@ -23,20 +23,27 @@ from rules_core.verdicts import Illegal, Legal, Violation
 
 
 def check_follow(
-    ctx: TrumpContext, *, hand: Hand, lead: Sequence[int], play: Sequence[int]
+    ctx: TrumpContext, *, hand: Hand, lead: Sequence[int], play: Sequence[int], structure: bool = True
 ) -> Legal | Illegal:
     """Validate ``play`` from ``hand`` against the cards actually ``lead`` (R5). Never raises for an illegal
-    play; raises InvalidArgumentError only for a malformed lead (empty, or from two categories)."""
+    play; raises InvalidArgumentError only for a malformed lead (empty, or from two categories).
+    ``structure`` False is FOLLOW-SUIT-ONLY (R14.3): R5.3 is not applied."""
     led = decompose(ctx, lead)
     if led.category is None or not lead:
         raise InvalidArgumentError(
             "lead", Problem.INCONSISTENT, "the lead must be non-empty cards of one category"
         )
-    return follow_verdict(ctx, hand=hand, led=led, play=play, shape=decompose(ctx, play))
+    return follow_verdict(ctx, hand=hand, led=led, play=play, shape=decompose(ctx, play), structure=structure)
 
 
 def follow_verdict(
-    ctx: TrumpContext, *, hand: Hand, led: Decomposition, play: Sequence[int], shape: Decomposition
+    ctx: TrumpContext,
+    *,
+    hand: Hand,
+    led: Decomposition,
+    play: Sequence[int],
+    shape: Decomposition,
+    structure: bool = True,
 ) -> Legal | Illegal:
     """:func:`check_follow` for a lead and a play already decomposed (``led``, ``shape``): a request
     decomposes each once. ``led`` is a lead of one category."""
@@ -59,7 +66,7 @@ def follow_verdict(
             required=_some_cards(ctx, hand, held_faces, count),
         )
     steps = obligations(led)
-    if h_size <= n or not steps:  # R5.3 applies only when more is held than was led
+    if h_size <= n or not steps or not structure:  # R5.3: more held than led; off under R14.3
         return Legal(shape)
     strength = ctx.strength
     held = profile(ctx.rungs(category), (strength[f] for f in held_faces if hand[f] == 2))

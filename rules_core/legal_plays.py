@@ -39,13 +39,16 @@ class PlayList:
     """True when the listing may be incomplete: more plays exist, or the candidate budget ran out."""
 
 
-def legal_plays(ctx: TrumpContext, *, hand: Hand, lead: Sequence[int] = (), limit: int = 100) -> PlayList:
-    """Up to ``limit`` distinct legal plays from ``hand``: follows of ``lead``, or leads when it is empty."""
+def legal_plays(
+    ctx: TrumpContext, *, hand: Hand, lead: Sequence[int] = (), limit: int = 100, structure: bool = True
+) -> PlayList:
+    """Up to ``limit`` distinct legal plays from ``hand``: follows of ``lead``, or leads when it is empty.
+    ``structure`` False lists the follows of FOLLOW-SUIT-ONLY (R14.3): R5.3 is not applied."""
     if not 1 <= limit <= MAX_LIMIT:
         raise InvalidArgumentError(
             "max_plays", Problem.OUT_OF_RANGE, f"the limit (max_plays) is 1..{MAX_LIMIT}, got {limit}"
         )
-    source = _follows(ctx, hand, lead) if lead else _leads(ctx, hand)
+    source = _follows(ctx, hand, lead, structure) if lead else _leads(ctx, hand)
     seen: dict[tuple[int, ...], None] = {}
     for tried, play in enumerate(source):  # distinct plays, within a budget of candidates
         seen.setdefault(tuple(sorted(play)), None)
@@ -89,7 +92,9 @@ def _runs(ctx: TrumpContext, pair_faces: Sequence[int], length: int = 0) -> Iter
             yield from extend([face])
 
 
-def _follows(ctx: TrumpContext, hand: Hand, lead: Sequence[int]) -> Iterator[tuple[int, ...]]:
+def _follows(
+    ctx: TrumpContext, hand: Hand, lead: Sequence[int], structure: bool = True
+) -> Iterator[tuple[int, ...]]:
     """Legal follows of ``lead`` (R5) by the R5.3 procedure, weakest first: the rightmost cards of the
     default layout (R13.6) come first, so the first play listed is the auto-play."""
     led = decompose(ctx, lead)
@@ -101,6 +106,9 @@ def _follows(ctx: TrumpContext, hand: Hand, lead: Sequence[int]) -> Iterator[tup
         rest = [face for face in reversed(default_layout(ctx, hand)) if ctx.category[face] != led.category]
         for extra in _multiset_choices(rest, n - len(own)):
             yield (*own, *extra)
+        return
+    if not structure:  # R14.3 FOLLOW-SUIT-ONLY: any n cards of the category
+        yield from _multiset_choices(own, n)
         return
     pairs = [face for face in reversed(ctx.faces[led.category]) if hand[face] == 2]
     for path in structures(ctx, obligations(led), pairs):

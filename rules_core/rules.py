@@ -96,6 +96,121 @@ class EndRule(StrEnum):
     """END-LITERAL-000: any gain that carries a team past A ends the game."""
 
 
+class MustPlaySet(StrEnum):
+    """Named sets of must-play levels (R9.5, R14.5): the MUST-PLAY mechanism under a table's name."""
+
+    DEFEND_POINTS = "DEFEND_POINTS"
+    """5, 10 and K, the point ranks, must be played as the dealer team (rbtying/shengji's ``DefendPoints``);
+    A follows END as always (R9.6)."""
+
+
+MUST_PLAY_SETS: Final[dict[MustPlaySet, frozenset[int]]] = {
+    MustPlaySet.DEFEND_POINTS: frozenset({5, 10, 13}),
+}
+"""R14.5: each named set's levels."""
+
+
+class NoBid(StrEnum):
+    """NO-BID (R10.8, R14.6): the contract when nobody declares."""
+
+    NO_TRUMP = "NO_TRUMP"
+    """R10.8: no-trump, O = 1 (every preset)."""
+    BOTTOM_FIRST_CARD = "BOTTOM_FIRST_CARD"
+    """The bottom is turned up in order; the first card with a suit names the trump suit."""
+    BOTTOM_LEVEL_OR_HIGHEST = "BOTTOM_LEVEL_OR_HIGHEST"
+    """The bottom is turned up in order until the first level card, whose suit is trump; without one, the
+    suit of the highest card, the first of equal ones (rbtying/shengji's kitty bid)."""
+
+
+class FollowRule(StrEnum):
+    """FOLLOW (R14.3): what a follower owes beyond the count (R5.1) and the category (R5.2)."""
+
+    STRUCTURE = "STRUCTURE"
+    """R5.3: pairs and tractors are owed (every preset)."""
+    SUIT_ONLY = "SUIT_ONLY"
+    """Only the category is enforced: R5.3 is off (rbtying/shengji's ``NoFormatBasedDraw``)."""
+
+
+class JackRule(StrEnum):
+    """JACK (R14.4, 勾J): whether a single jack winning the last trick sends the dealer team back to 2."""
+
+    NONE = "NONE"
+    """No such rule (every preset)."""
+    SINGLE_JACK = "SINGLE_JACK"
+    """At level J, the attackers winning the last trick with a single jack reset the dealer team to 2
+    before the hand's level changes apply (rbtying/shengji's ``BackToTwoSetting::SingleJack``)."""
+
+
+class ThrowPenalty(StrEnum):
+    """THROW-PENALTY (R14.2): what a failed throw (R4.7) costs the thrower's side."""
+
+    NONE = "NONE"
+    """R4.7: no point penalty (every preset)."""
+    PER_ATTEMPT = "PER_ATTEMPT"
+    """``throw_penalty_points`` for each failed throw (rbtying/shengji: 10)."""
+    PER_CARD = "PER_CARD"
+    """``throw_penalty_points`` for each card of each failed attempt."""
+
+
+MAX_PENALTY_POINTS: Final = 100
+"""R14.2: the most one unit of a throw penalty may cost."""
+
+MAX_TABLE_POINTS: Final = 200
+"""R8.1: the points in both decks; a take-over score above them only a dig could reach (LEVEL-TABLE)."""
+
+
+@dataclass(frozen=True, slots=True)
+class LevelTable:
+    """LEVEL-TABLE (R9.1): the level table as three parameters; the seeds' table is 40, 2, 1.
+
+    The take-over score is ``step_points * take_over_steps``; below it the dealer team gains one level
+    per step short of it (and one more for a shut-out at 0); from it the attackers gain one level per
+    full step above it, less the ``dead_zone_steps`` (0 or 1) where nobody gains.
+    """
+
+    step_points: int = 40
+    """Points per level step: a multiple of 5 (R8.1), 5..200."""
+    take_over_steps: int = 2
+    """Steps from 0 to the take-over score, 1..40 (the product at most 200)."""
+    dead_zone_steps: int = 1
+    """Steps at the take-over where nobody gains a level: 0 or 1."""
+
+    def __post_init__(self) -> None:
+        _check_table_int("step_points", self.step_points, 5, MAX_TABLE_POINTS)
+        if self.step_points % 5:
+            raise InvalidArgumentError(
+                "level_table.step_points",
+                Problem.OUT_OF_RANGE,
+                f"a step is a multiple of 5 points (R8.1), got {self.step_points}",
+            )
+        _check_table_int("take_over_steps", self.take_over_steps, 1, MAX_TABLE_POINTS // 5)
+        _check_table_int("dead_zone_steps", self.dead_zone_steps, 0, 1)
+        if self.take_over > MAX_TABLE_POINTS:
+            raise InvalidArgumentError(
+                "level_table.take_over_steps",
+                Problem.INCONSISTENT,
+                f"{self.take_over_steps} steps of {self.step_points} points put the take-over at "
+                f"{self.take_over}, above the deck's {MAX_TABLE_POINTS} points",
+            )
+
+    @property
+    def take_over(self) -> int:
+        """R9.2: the attackers' score from which they win the hand (80 in the seeds' table)."""
+        return self.step_points * self.take_over_steps
+
+
+def _check_table_int(name: str, value: object, low: int, high: int) -> None:
+    """One LEVEL-TABLE parameter: an int (not a bool) in ``low..high``, named as the request names it."""
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise InvalidArgumentError(
+            f"level_table.{name}", Problem.OUT_OF_RANGE, f"{name} must be an int {low}..{high}, got {value!r}"
+        )
+
+
+SEEDS_TABLE: Final = LevelTable()
+"""R9.1 as the three rulebooks write it: 40-point steps, take-over at 80, the 80-115 band a dead zone."""
+
+
 @dataclass(frozen=True, slots=True)
 class Rules:
     """Every rule option of RULES.md's variant summary, validated on construction."""
@@ -122,11 +237,30 @@ class Rules:
     """END: how the game ends (R9.6)."""
     coins: bool = True
     """COINS: whether Tao Dou settlement and forced-quit penalties apply (R12, R13; [003] only)."""
+    level_table: LevelTable = SEEDS_TABLE
+    """LEVEL-TABLE: the level table's parameters (R9.1); every preset keeps the seeds' table."""
+    throw_penalty: ThrowPenalty = ThrowPenalty.NONE
+    """THROW-PENALTY: failed throws cost points (R14.2); NONE in every preset (R4.7)."""
+    throw_penalty_points: int = 10
+    """THROW-PENALTY: points per attempt or per card, a multiple of 5 (R8.1), 5..100; inert under NONE."""
+    follow: FollowRule = FollowRule.STRUCTURE
+    """FOLLOW: R5.3's structure obligations, or the category alone (R14.3)."""
+    no_bid: NoBid = NoBid.NO_TRUMP
+    """NO-BID: R10.8's no-trump, or trump from the bottom (R14.6)."""
+    jack_rule: JackRule = JackRule.NONE
+    """JACK (勾J, R14.4): the dealer team at J goes back to 2 when dug with a single jack."""
 
     def __post_init__(self) -> None:
         for name, kind in _FIELD_TYPES.items():
             if not isinstance(getattr(self, name), kind):
                 raise TypeError(f"{name} must be a {kind.__name__}")
+        penalty = self.throw_penalty_points
+        if isinstance(penalty, bool) or not 5 <= penalty <= MAX_PENALTY_POINTS or penalty % 5:
+            raise InvalidArgumentError(
+                "throw_penalty_points",
+                Problem.OUT_OF_RANGE,
+                f"a throw penalty is a multiple of 5 points, 5..{MAX_PENALTY_POINTS}, got {penalty!r}",
+            )
         for level in self.must_play:
             if not isinstance(level, int) or not 2 <= level <= 14:
                 raise InvalidArgumentError(
@@ -146,6 +280,12 @@ _FIELD_TYPES: Final[dict[str, type]] = {
     "must_play": frozenset,
     "end": EndRule,
     "coins": bool,
+    "level_table": LevelTable,
+    "throw_penalty": ThrowPenalty,
+    "throw_penalty_points": int,
+    "follow": FollowRule,
+    "jack_rule": JackRule,
+    "no_bid": NoBid,
 }
 
 DEFAULT_RULES: Final = Rules()

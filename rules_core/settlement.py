@@ -20,21 +20,22 @@ any gain carrying a team past A ends the game.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Final
 
-from rules_core.cards import PLAYERS
+from rules_core.cards import HAND_SIZE, PLAYERS, rank_of
 from rules_core.errors import InvalidArgumentError, Problem
-from rules_core.rules import EndRule, Rules
+from rules_core.rules import SEEDS_TABLE, EndRule, JackRule, LevelTable, Rules, ThrowPenalty
 
 ACE: Final = 14
 """The top level (R2.1); a team "goes around" (转一圈) by passing it (R9.6)."""
 LOWEST_LEVEL: Final = 2
-TAKE_OVER_SCORE: Final = 80
-"""R9.2: the attackers win the hand from 80 points."""
-POINTS_PER_LEVEL: Final = 40
-"""R9.1: one more level for every further 40 points."""
+TAKE_OVER_SCORE: Final = SEEDS_TABLE.take_over
+"""R9.2: the attackers win the hand from 80 points (the seeds' table; LEVEL-TABLE sets another)."""
+POINTS_PER_LEVEL: Final = SEEDS_TABLE.step_points
+"""R9.1: one more level for every further 40 points (the seeds' table)."""
 SCORE_STEP: Final = 5
 """Every point card is worth a multiple of 5 (R8.1), so every score is too."""
 MAX_COEFFICIENT: Final = 12
@@ -74,6 +75,27 @@ class Settlement:
     """The side that won the game, when it is over."""
     K: int
     """R12.5: the Tao Dou score coefficient, limited by the must-play cap (RULES.md's letter K)."""
+    throw_penalty: int = 0
+    """R14.2: points the failed throws added to the attackers' score (negative when they cost the
+    attackers); the table was read at score + throw_penalty, which may be below zero."""
+    back_to_two: bool = False
+    """R14.4 (勾J): the dealer team was reset to 2 before the hand's level changes applied."""
+
+
+@dataclass(frozen=True, slots=True)
+class FailedThrow:
+    """One failed throw (R4.7) as THROW-PENALTY counts it: who tried it and how many cards it held."""
+
+    seat: int
+    cards: int
+    """The cards of the whole attempt (R14.2's per-card unit), 2..25."""
+
+
+JACK: Final = 11
+"""The level of the jack rule (R14.4)."""
+
+MAX_FAILED_THROWS: Final = 25
+"""A hand has at most 25 tricks, so at most 25 failed throws (R14.2)."""
 
 
 def check_int(name: str, value: object, *, low: int = 0, high: int | None = None) -> None:
@@ -104,33 +126,46 @@ def check_seat(name: str, seat: int) -> None:
     check_int(name, seat, high=PLAYERS - 1)
 
 
-def winning_side(score: int) -> Side:
-    """R9.2: the side that wins the hand at this score.
+def winning_side(score: int, table: LevelTable = SEEDS_TABLE) -> Side:
+    """R9.2: the side that wins the hand at this score (from the table's take-over score, LEVEL-TABLE).
 
     >>> winning_side(75), winning_side(80)
     (<Side.DEALER_TEAM: 'dealer_team'>, <Side.ATTACKERS: 'attackers'>)
     """
     check_score(score)
-    return Side.DEALER_TEAM if score < TAKE_OVER_SCORE else Side.ATTACKERS
+    return Side.DEALER_TEAM if score < table.take_over else Side.ATTACKERS
 
 
-def level_gain(score: int) -> int:
-    """R9.1: levels the winning side gains, before any cap; +1 per further 40 points, unbounded.
+def level_gain(score: int, table: LevelTable = SEEDS_TABLE) -> int:
+    """R9.1: levels the winning side gains at a card score (non-negative, a multiple of 5); see ``_gain``."""
+    check_score(score)
+    return _gain(score, table)
+
+
+def _gain(score: int, table: LevelTable) -> int:
+    """R9.1: levels the winning side gains, before any cap; +1 per further step, unbounded (LEVEL-TABLE).
+
+    Below the take-over the dealer team gains one level per step it is short of it, one more for a
+    shut-out (0 points exactly); from it the attackers gain one per full step above it, less the dead zone.
 
     >>> [level_gain(s) for s in (0, 5, 35, 40, 75, 80, 115, 120, 200, 480)]
     [3, 2, 2, 1, 1, 0, 0, 1, 3, 10]
+    >>> [level_gain(s, LevelTable(30, 3, 0)) for s in (0, 5, 30, 85, 90, 115, 120)]
+    [4, 3, 2, 1, 1, 1, 2]
+
+    Below zero (failed-throw penalties, R14.2) every started step adds one more level:
+    >>> [_gain(s, SEEDS_TABLE) for s in (-5, -40, -45, -80, -85)]
+    [4, 4, 5, 5, 6]
     """
-    check_score(score)
-    if score == 0:
-        return 3
-    if score < POINTS_PER_LEVEL:
-        return 2
-    if score < TAKE_OVER_SCORE:
-        return 1
-    return (score - TAKE_OVER_SCORE) // POINTS_PER_LEVEL
+    step, take_over = table.step_points, table.take_over
+    if score >= take_over:
+        return (score - take_over) // step + 1 - table.dead_zone_steps
+    if score > 0:
+        return table.take_over_steps - score // step
+    return table.take_over_steps + 1 + (step - 1 - score) // step  # R14.2: 0, then one per step below
 
 
-def score_coefficient(score: int, *, g_eff: int | None = None) -> int:
+def score_coefficient(score: int, *, g_eff: int | None = None, table: LevelTable = SEEDS_TABLE) -> int:
     """R12.5: the Tao Dou coefficient K, 1..12: levels gained + 1, capped at 12 and at ``g_eff + 1``.
 
     ``g_eff`` is the gain left by the must-play caps (``Settlement.g_eff``); None means no cap applies.
@@ -141,7 +176,13 @@ def score_coefficient(score: int, *, g_eff: int | None = None) -> int:
     >>> score_coefficient(200, g_eff=2)
     3
     """
-    coefficient = min(level_gain(score) + 1, MAX_COEFFICIENT)
+    check_score(score)
+    return final_coefficient(score, g_eff, table)
+
+
+def final_coefficient(score: int, g_eff: int | None, table: LevelTable) -> int:
+    """R12.5 at any final score, a penalised one below zero included (R14.2)."""
+    coefficient = min(_gain(score, table) + 1, MAX_COEFFICIENT)
     if g_eff is None:
         return coefficient
     check_int("g_eff", g_eff)
@@ -183,17 +224,88 @@ def capped_level(*, must_play: frozenset[int], level: int, gain: int, was_dealer
     return min([level + gain, *caps])
 
 
+def throw_penalty(rules: Rules, dealer_seat: int, failed: Sequence[FailedThrow]) -> int:
+    """R14.2: the points the failed throws add to the attackers' score: minus the penalty for each of the
+    attackers' failures, plus it for each of the dealer team's; 0 under ``ThrowPenalty.NONE`` (R4.7).
+
+    >>> from dataclasses import replace
+    >>> from rules_core.rules import DEFAULT_RULES
+    >>> rules = replace(DEFAULT_RULES, throw_penalty=ThrowPenalty.PER_ATTEMPT)
+    >>> throw_penalty(rules, 0, [FailedThrow(1, 3), FailedThrow(2, 5), FailedThrow(3, 2)])
+    -10
+    """
+    if len(failed) > MAX_FAILED_THROWS:
+        raise InvalidArgumentError(
+            "failed_throws", Problem.BAD_SIZE, f"a hand has at most {MAX_FAILED_THROWS} failed throws"
+        )
+    total = 0
+    for i, attempt in enumerate(failed):
+        check_seat(f"failed_throws[{i}].seat", attempt.seat)
+        check_int(f"failed_throws[{i}].cards", attempt.cards, low=2, high=25)
+        units = attempt.cards if rules.throw_penalty is ThrowPenalty.PER_CARD else 1
+        cost = units * rules.throw_penalty_points
+        total += cost if (attempt.seat - dealer_seat) % 2 == 0 else -cost  # R14.2: the thrower's side pays
+    return 0 if rules.throw_penalty is ThrowPenalty.NONE else total
+
+
+def back_to_two(
+    rules: Rules, dealer_seat: int, dealer_level: int, last_trick_win: tuple[int, Sequence[int]] | None
+) -> bool:
+    """R14.4 (勾J): whether the dealer team, playing J, goes back to 2: an attacker won the last trick
+    with a single jack. ``last_trick_win`` is the winner's seat and the cards he won with (checked
+    whatever the rule, so a malformed one is refused under every ruleset).
+
+    >>> from dataclasses import replace
+    >>> from rules_core.rules import DEFAULT_RULES
+    >>> rules = replace(DEFAULT_RULES, jack_rule=JackRule.SINGLE_JACK)
+    >>> back_to_two(rules, 0, 11, (1, (9,))), back_to_two(rules, 0, 11, (2, (9,)))
+    (True, False)
+    """
+    if last_trick_win is None:
+        return False
+    seat, cards = last_trick_win
+    check_seat("last_trick_winner.seat", seat)
+    if not 1 <= len(cards) <= HAND_SIZE:
+        raise InvalidArgumentError(
+            "last_trick_winner.cards",
+            Problem.BAD_SIZE,
+            f"the winning play holds 1..{HAND_SIZE} cards, got {len(cards)}",
+        )
+    return (
+        rules.jack_rule is JackRule.SINGLE_JACK
+        and dealer_level == JACK
+        and (seat - dealer_seat) % 2 == 1  # an attacker won it
+        and len(cards) == 1
+        and rank_of(cards[0]) == JACK  # any of the eight jacks: all are level cards at J (R2)
+    )
+
+
 def settle_hand(
-    *, rules: Rules, dealer_seat: int, dealer_level: int, attacker_level: int, score: int
+    *,
+    rules: Rules,
+    dealer_seat: int,
+    dealer_level: int,
+    attacker_level: int,
+    score: int,
+    failed_throws: Sequence[FailedThrow] = (),
+    last_trick_win: tuple[int, Sequence[int]] | None = None,
 ) -> Settlement:
-    """R9: settle a hand from the two teams' levels (2..14) and the attackers' final score."""
+    """R9: settle a hand from the two teams' levels (2..14) and the attackers' final score; with
+    THROW-PENALTY (R14.2) the failed throws move that score first, possibly below zero; with the jack
+    rule (R14.4) a dealer team dug at J by a single jack is reset to 2 before the level changes apply."""
     check_seat("dealer_seat", dealer_seat)
     check_level("dealer_level", dealer_level)
     check_level("attacker_level", attacker_level)
-    winner = winning_side(score)
-    gain = level_gain(score)
+    check_score(score)
+    reset = back_to_two(rules, dealer_seat, dealer_level, last_trick_win)
+    dealer_from = LOWEST_LEVEL if reset else dealer_level  # R14.4: "all rank changes apply after the reset"
+    table = rules.level_table
+    penalty = throw_penalty(rules, dealer_seat, failed_throws)
+    final = score + penalty
+    winner = Side.DEALER_TEAM if final < table.take_over else Side.ATTACKERS  # R9.2
+    gain = _gain(final, table)
     dealer_won = winner is Side.DEALER_TEAM
-    before = dealer_level if dealer_won else attacker_level
+    before = dealer_from if dealer_won else attacker_level
     after = capped_level(must_play=must_play_levels(rules), level=before, gain=gain, was_dealer=dealer_won)
     g_eff = after - before  # R12.5 game-end ambiguity: passing A at the end leaves g_eff = g
     game_over = after > ACE  # R9.6: 转一圈
@@ -203,11 +315,13 @@ def settle_hand(
         g=gain,
         g_eff=g_eff,
         take_over=not dealer_won,
-        dealer_level_after=new_level if dealer_won else dealer_level,
+        dealer_level_after=new_level if dealer_won else dealer_from,
         attacker_level_after=attacker_level if dealer_won else new_level,
         next_dealer=(dealer_seat + (2 if dealer_won else 1)) % PLAYERS,  # R9.3: partner, else next player
         next_level=new_level,  # R9.4: the winners are the next dealer team
         game_over=game_over,
         game_winner=winner if game_over else None,
-        K=score_coefficient(score, g_eff=g_eff),
+        K=final_coefficient(final, g_eff, table),
+        throw_penalty=penalty,
+        back_to_two=reset,
     )

@@ -35,15 +35,16 @@ from rules_core.cards import PLAYERS
 from rules_core.errors import InvalidArgumentError, Problem
 from rules_core.rules import Rules
 from rules_core.settlement import (
+    FailedThrow,
     Settlement,
     Side,
     check_int,
     check_level,
     check_score,
     check_seat,
+    final_coefficient,
     score_coefficient,
     settle_hand,
-    winning_side,
 )
 
 __all__ = [
@@ -112,21 +113,25 @@ def settle_coins(
     dealer_seat: int,
     g_eff: int | None = None,
     balances: Sequence[int] | None = None,
+    throw_penalty: int = 0,
 ) -> CoinSettlement:
     """R12: the coin settlement of a hand at the stake B (``base``), DL, O and the attackers' score.
 
     ``dealer_level`` is the level the hand was played at (R12.3), ``g_eff`` is ``Settlement.g_eff`` (None:
     no must-play cap) and ``rake_bp`` is the rake r in basis points, 0..10,000 (1250 is 12.5 %).
     ``balances`` are the four seats' coins before settlement; without them every loser pays in full.
+    ``throw_penalty`` is ``Settlement.throw_penalty`` (R14.2): K and the winners follow the moved score.
     """
     check_coins_enabled(rules)
     check_stake(base=base, dealer_level=dealer_level, overturn=overturn)
     check_seat("dealer_seat", dealer_seat)
     check_int("rake_bp", rake_bp, high=BASIS_POINTS)
     wallets = _check_balances(balances)
-    coefficient = score_coefficient(score, g_eff=g_eff)
+    check_score(score)
+    final = score + throw_penalty  # R14.2
+    coefficient = final_coefficient(final, g_eff, rules.level_table)
     total = base * dealer_level * overturn * coefficient  # R12.1
-    winners = winning_side(score)  # R12.6
+    winners = Side.DEALER_TEAM if final < rules.level_table.take_over else Side.ATTACKERS  # R12.6
     dealer_team = {dealer_seat, (dealer_seat + 2) % PLAYERS}
     winner_seats = [seat for seat in range(PLAYERS) if (seat in dealer_team) == (winners is Side.DEALER_TEAM)]
     paid = {
@@ -193,6 +198,8 @@ def settle(
     score: int,
     stake: Stake | None = None,
     declared_overturn: int | None = None,
+    failed_throws: Sequence[FailedThrow] = (),
+    last_trick_win: tuple[int, Sequence[int]] | None = None,
 ) -> HandSettlement:
     """R9, and R12 for a ``stake``: the request-level settlement, its arguments named like the request's
     fields (``dealer``, ``score``, ``tao_dou.overturn_multiplier``).
@@ -218,6 +225,8 @@ def settle(
         dealer_level=dealer_level,
         attacker_level=attacker_level,
         score=score,
+        failed_throws=failed_throws,
+        last_trick_win=last_trick_win,
     )
     if stake is None:
         return HandSettlement(settlement, None)
@@ -231,6 +240,7 @@ def settle(
         dealer_seat=dealer_seat,
         g_eff=settlement.g_eff,
         balances=stake.balances,
+        throw_penalty=settlement.throw_penalty,
     )
     return HandSettlement(settlement, coins)
 

@@ -26,7 +26,7 @@ from rules_core.cards import (
 from rules_core.errors import InvalidArgumentError, Problem
 from rules_core.follow import follow_verdict
 from rules_core.ruffing import NO_KEY, ruff_key
-from rules_core.rules import DigMultiplier, DigShape, Rules
+from rules_core.rules import DigMultiplier, DigShape, FollowRule, Rules
 from rules_core.seating import SeatCards, by_seat, in_turn, seat_in_range, table_plays
 from rules_core.shapes import Decomposition, decompose
 from rules_core.throw import check_lead
@@ -265,6 +265,7 @@ def _check_plays(
     if isinstance(lead, Illegal):
         return (lead,)
     assert lead.play.category is not None
+    structure = rules.follow is FollowRule.STRUCTURE  # R14.3
     follows = (
         follow_verdict(
             ctx,
@@ -272,6 +273,7 @@ def _check_plays(
             led=lead.play,
             play=plays[i],
             shape=decompose(ctx, plays[i]),
+            structure=structure,
         )
         for i in range(1, PLAYERS)
     )

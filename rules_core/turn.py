@@ -20,7 +20,7 @@ from rules_core.cards import BOTTOM_SIZE, HAND_SIZE, PLAYERS, Deck, Hand, check_
 from rules_core.errors import InvalidArgumentError, Problem
 from rules_core.follow import follow_verdict
 from rules_core.legal_plays import legal_plays
-from rules_core.rules import Rules
+from rules_core.rules import FollowRule, Rules
 from rules_core.seating import SeatCards, by_seat, seat_in_range, table_plays
 from rules_core.shapes import Decomposition, decompose
 from rules_core.strategy import DEFAULT_BUDGET, MAX_BUDGET, SeatView, rank_plays, strong_play
@@ -119,7 +119,12 @@ def validate_play(
     shape = decompose(ctx, cards) if cards else None
     if turn.led is not None:
         follow = follow_verdict(
-            ctx, hand=turn.hand, led=turn.led, play=cards, shape=_shape(ctx, shape, cards)
+            ctx,
+            hand=turn.hand,
+            led=turn.led,
+            play=cards,
+            shape=_shape(ctx, shape, cards),
+            structure=rules.follow is FollowRule.STRUCTURE,  # R14.3
         )
         return PlayVerdict(follow, shape)
     held: Mapping[int, Hand] = {}
@@ -278,7 +283,13 @@ def list_plays(
     best first by the strong auto-play's evaluation (a hint, 提示)."""
     turn = check_turn(ctx, seat=seat, hand=hand, trick_leader=trick_leader, trick_plays=trick_plays)
     view = seat_view(ctx, rules, turn, so_far, "hand_so_far") if rank or so_far != NOTHING_KNOWN else None
-    listing = legal_plays(ctx, hand=turn.hand, lead=turn.lead, limit=limit or DEFAULT_LIMIT)
+    listing = legal_plays(
+        ctx,
+        hand=turn.hand,
+        lead=turn.lead,
+        limit=limit or DEFAULT_LIMIT,
+        structure=rules.follow is FollowRule.STRUCTURE,  # R14.3
+    )
     if not rank or view is None:
         return Listing(tuple((play, decompose(ctx, play)) for play in listing.plays), listing.truncated)
     ranked = rank_plays(ctx, rules, view, listing.plays, seed=seed, budget=budget or DEFAULT_BUDGET)

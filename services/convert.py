@@ -22,9 +22,11 @@ from rules_core.cards import (
     PLAYERS,
     Suit,
 )
+from rules_core.errors import InvalidArgumentError
 from rules_core.forced_quit import Phase, Quit, Role
 from rules_core.kitty import BuryResult
 from rules_core.rules import (
+    MUST_PLAY_SETS,
     PRESETS,
     BidSet,
     BidStages,
@@ -32,13 +34,19 @@ from rules_core.rules import (
     DigShape,
     EndRule,
     FirstDealer,
+    FollowRule,
+    JackRule,
     JokerOverturn,
+    LevelTable,
+    MustPlaySet,
+    NoBid,
     RuffStructure,
     Rules,
     ThrowCheck,
+    ThrowPenalty,
 )
 from rules_core.seating import SeatCards
-from rules_core.settlement import Side
+from rules_core.settlement import MAX_FAILED_THROWS, FailedThrow, Side
 from rules_core.shapes import Component, Decomposition, Shape
 from rules_core.strategy.bury import BuryAdvice, BuryPolicy
 from rules_core.strategy.declaration import DeclarationAdvice, DeclarationPolicy
@@ -47,7 +55,7 @@ from rules_core.trick import JudgedTrick, Judgement, TrickResult
 from rules_core.trump import TrumpContext, trump_context
 from rules_core.turn import NOTHING_KNOWN, HandSoFar, Listing, PlayVerdict, Policy, Suggestion
 from rules_core.verdicts import Illegal, Legal, ThrowResult, Violation
-from services.errors import Reason, invalid
+from services.errors import Reason, from_engine, invalid
 from tractor.rules.v1 import rules_service_pb2 as pb
 from tractor.rules.v1 import types_pb2 as t
 
@@ -132,6 +140,10 @@ _OVERRIDES: Final[tuple[tuple[str, str, Any, str, type[Enum]], ...]] = (
     ("bid_stages", "bid_stages", t.BidStages, "BID_STAGES_", BidStages),
     ("end_rule", "end", t.EndRule, "END_RULE_", EndRule),
     ("joker_overturn", "joker_overturn", t.JokerOverturn, "JOKER_OVERTURN_", JokerOverturn),
+    ("throw_penalty", "throw_penalty", t.ThrowPenalty, "THROW_PENALTY_", ThrowPenalty),
+    ("follow_rule", "follow", t.FollowRule, "FOLLOW_RULE_", FollowRule),
+    ("jack_rule", "jack_rule", t.JackRule, "JACK_RULE_", JackRule),
+    ("no_bid", "no_bid", t.NoBid, "NO_BID_", NoBid),
 )
 
 
@@ -172,9 +184,67 @@ def ruleset(message: t.Ruleset, path: str = "ruleset") -> tuple[Rules, str]:
         changes["must_play"] = frozenset(
             level(value, f"{path}.must_play.levels[{i}]") for i, value in enumerate(message.must_play.levels)
         )
+        if message.must_play.named:
+            changes["must_play"] = must_play_set(message.must_play, f"{path}.must_play")
     if message.HasField("coins"):
         changes["coins"] = message.coins
-    return dataclasses.replace(PRESETS[preset], **changes), preset
+    if message.HasField("level_table"):
+        changes["level_table"] = level_table(message.level_table, PRESETS[preset].level_table, path)
+    if message.throw_penalty_points:
+        changes["throw_penalty_points"] = message.throw_penalty_points
+    try:
+        rules = dataclasses.replace(PRESETS[preset], **changes)
+    except InvalidArgumentError as error:
+        raise from_engine(error, path) from None
+    if message.throw_penalty_points and rules.throw_penalty is ThrowPenalty.NONE:
+        raise invalid(
+            f"{path}.throw_penalty_points",
+            Reason.INCONSISTENT,
+            "a throw penalty amount needs a throw_penalty other than NONE (R14.2)",
+        )
+    return rules, preset
+
+
+def must_play_set(message: t.MustPlay, path: str) -> frozenset[int]:
+    """R14.5: a named must-play set's levels; a named set and levels together are a conflict."""
+    named = _enum(message.named, t.MustPlaySet, "MUST_PLAY_SET_", MustPlaySet, f"{path}.named")
+    if message.levels:
+        raise invalid(
+            f"{path}.named",
+            Reason.INCONSISTENT,
+            f"give the must-play levels or a named set ({named.name}), not both",
+        )
+    return MUST_PLAY_SETS[named]
+
+
+def failed_throws(values: Sequence[Any]) -> tuple[FailedThrow, ...]:
+    """R14.2: a hand's failed throws; their count is checked before any is read (a hand has 25 tricks)."""
+    if len(values) > MAX_FAILED_THROWS:
+        raise invalid(
+            "failed_throws", Reason.BAD_SIZE, f"a hand has at most {MAX_FAILED_THROWS} failed throws"
+        )
+    return tuple(FailedThrow(value.seat, value.cards) for value in values)
+
+
+def last_trick_winner(message: t.SeatCards, path: str = "last_trick_winner") -> tuple[int, tuple[int, ...]]:
+    """R14.4: the last trick's winner and his winning cards; their game checks are rules_core's."""
+    return message.seat, cards(message.cards, f"{path}.cards")
+
+
+def level_table(message: t.LevelTable, preset: LevelTable, path: str) -> LevelTable:
+    """LEVEL-TABLE (R9.1): the preset's table with the set parameters replaced; rules_core judges them
+    and names the field (``ruleset.level_table.step_points``)."""
+    changes: dict[str, int] = {}
+    if message.step_points:
+        changes["step_points"] = message.step_points
+    if message.take_over_steps:
+        changes["take_over_steps"] = message.take_over_steps
+    if message.HasField("dead_zone_steps"):
+        changes["dead_zone_steps"] = message.dead_zone_steps
+    try:
+        return dataclasses.replace(preset, **changes)
+    except InvalidArgumentError as error:
+        raise from_engine(error, path) from None
 
 
 # --------------------------------------------------------------------------------------------------
@@ -625,6 +695,8 @@ def settlement_response(result: HandSettlement) -> pb.SettleHandResponse:
         game_winner=SIDES[settled.game_winner] if settled.game_winner else t.SIDE_UNSPECIFIED,
         score_coefficient=settled.K,
         coins=coins_out(coins) if coins is not None else None,
+        throw_penalty=settled.throw_penalty,
+        back_to_two=settled.back_to_two,
     )
 
 
@@ -665,6 +737,7 @@ def bidding_response(result: Bidding) -> pb.ValidateDeclarationResponse:
         declared=result.declared,
         overturns=result.overturns,
         overturn_multiplier=result.overturn_multiplier,
+        bottom_revealed=result.bottom_revealed,
     )
     if result.dealer is not None:
         response.dealer = result.dealer

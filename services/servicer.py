@@ -188,6 +188,12 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
             attacker_level=convert.level(request.attacker_level, "attacker_level"),
             score=request.score,
             stake=convert.stake(request.tao_dou) if request.HasField("tao_dou") else None,
+            failed_throws=convert.failed_throws(request.failed_throws),
+            last_trick_win=(
+                convert.last_trick_winner(request.last_trick_winner)
+                if request.HasField("last_trick_winner")
+                else None
+            ),
         )
         self._settled(result)
         return convert.settlement_response(result)
@@ -244,6 +250,7 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
             first_hand=request.first_hand,
             first_seated=request.first_seated,
             dealer=request.dealer if request.HasField("dealer") else None,
+            bottom=convert.cards(request.bottom, "bottom") if request.bottom else None,  # R14.6
         )
         for act in result.acts:
             self._metrics.count(

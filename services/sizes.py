@@ -24,6 +24,7 @@ from google.protobuf.message import Message
 from rules_core.audit import MAX_TRICKS
 from rules_core.cards import BOTTOM_SIZE, DEALER_HAND_SIZE, HAND_SIZE, PLAYERS
 from rules_core.rules import PRESETS
+from rules_core.settlement import MAX_FAILED_THROWS
 from services.convert import MAX_CARDS, MAX_DECLARATIONS, MAX_LEVELS
 from services.servicer import MAX_BATCH_ITEMS
 from tractor.rules.v1 import rules_service_pb2 as pb
@@ -71,9 +72,14 @@ _STAKE: Final = {"tao_dou.balances": PLAYERS}
 BOUNDS: Final[Mapping[str, Mapping[str, int]]] = {
     "ValidatePlay": _VALIDATE_PLAY,
     "ResolveTrick": _RESOLVE_TRICK,
-    "SettleHand": {**_RULESET, **_STAKE},
+    "SettleHand": {
+        **_RULESET,
+        **_STAKE,
+        "failed_throws": MAX_FAILED_THROWS,  # R14.2
+        "last_trick_winner.cards": HAND_SIZE,  # R14.4
+    },
     "CalculatePenalty": {**_RULESET, "dealer_hand": DEALER_HAND_SIZE, "bottom": BOTTOM_SIZE},
-    "ValidateDeclaration": {**_RULESET, **_DECLARATIONS},
+    "ValidateDeclaration": {**_RULESET, **_DECLARATIONS, "bottom": BOTTOM_SIZE},  # R14.6
     "ValidateBury": {**_RULESET, "hand": DEALER_HAND_SIZE, "bury": MAX_CARDS},
     "ListLegalPlays": {**_TURN, **_SO_FAR},
     "SuggestPlay": {**_TURN, **_SO_FAR},

@@ -83,6 +83,7 @@ def test_worked_case(case: Case) -> None:
         sequence=sequence,
         first_hand=given_["first_hand"],
         first_seated=seat(given_["first_seated"]),
+        bottom=cards(given_["bottom"]) if "bottom" in given_ else None,  # R14.6
     )
     dealer = f"P{result.dealer + 1}" if given_["first_hand"] and result.dealer is not None else None
     got = {
@@ -92,11 +93,13 @@ def test_worked_case(case: Case) -> None:
         "rejected": list(result.rejected),
         "acts": labels(result),
     }
+    if "bottom_revealed" in case["expect"]:
+        got["bottom_revealed"] = result.bottom_revealed
     assert got == case["expect"]
 
 
 def test_worked_cases_are_present() -> None:
-    assert len(cases("declare")) == 21
+    assert len(cases("declare")) == 26
 
 
 # ---------------------------------------------------------------------------------------------- rejections

@@ -11,6 +11,7 @@ from worked_cases import Case, cards, cases, context_for, multiset, rules_for, s
 from rules_core.cards import hand_of
 from rules_core.follow import check_follow
 from rules_core.ruffing import NO_KEY, ruff_key
+from rules_core.rules import FollowRule
 from rules_core.shapes import decompose
 from rules_core.throw import check_lead
 from rules_core.trick import resolve_trick
@@ -59,10 +60,11 @@ def test_throw(case: Case) -> None:
 
 @pytest.mark.parametrize("case", cases("follow"))
 def test_follow(case: Case) -> None:
-    """R5: whether the follower may play this."""
+    """R5: whether the follower may play this (R5.3 off under FOLLOW-SUIT-ONLY, R14.3)."""
     ctx = context_for(case)
     verdict = check_follow(
         ctx,
+        structure=rules_for(case).follow is FollowRule.STRUCTURE,
         hand=hand_of(cards(case["input"]["hand"])),
         lead=cards(case["input"]["lead"]),
         play=cards(case["input"]["play"]),

@@ -9,11 +9,12 @@ from typing import Any
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from worked_cases import Case, cases, rules_for
+from worked_cases import Case, cases, failed_throws, last_trick_win, rules_for
 
 from rules_core.cards import format_rank, parse_rank
 from rules_core.rules import DEFAULT_RULES, RULEBOOK_000, RULEBOOK_003, EndRule, Rules
 from rules_core.settlement import (
+    FailedThrow,
     Settlement,
     Side,
     capped_level,
@@ -72,13 +73,21 @@ def _rank(level: int | None) -> str | None:
 @pytest.mark.parametrize("case", cases("settle"))
 def test_worked_case(case: Case) -> None:
     given_ = case["input"]
-    result = settle(
-        rules_for(case),
-        parse_rank(given_["dealer_level"]),
-        parse_rank(given_["attacker_level"]),
-        given_["score"],
+    result = settle_hand(
+        rules=rules_for(case),
+        dealer_seat=DEALER,
+        dealer_level=parse_rank(given_["dealer_level"]),
+        attacker_level=parse_rank(given_["attacker_level"]),
+        score=given_["score"],
+        failed_throws=[FailedThrow(seat, n) for seat, n in failed_throws(case, DEALER)],  # R14.2
+        last_trick_win=last_trick_win(case, DEALER),  # R14.4
     )
-    assert as_case(result, DEALER) == case["expect"]
+    found = as_case(result, DEALER)
+    if "throw_penalty" in case["expect"]:
+        found["throw_penalty"] = result.throw_penalty
+    if "back_to_two" in case["expect"]:
+        found["back_to_two"] = result.back_to_two
+    assert found == case["expect"]
 
 
 def test_the_worked_cases_are_all_there() -> None:

@@ -17,13 +17,20 @@ import pytest
 from rules_core.cards import Suit, parse_cards, parse_rank
 from rules_core.rules import (
     DEFAULT_RULES,
+    MUST_PLAY_SETS,
     DigMultiplier,
     DigShape,
     EndRule,
     FirstDealer,
+    FollowRule,
+    JackRule,
+    LevelTable,
+    MustPlaySet,
+    NoBid,
     RuffStructure,
     Rules,
     ThrowCheck,
+    ThrowPenalty,
 )
 from rules_core.trump import TrumpContext, trump_context
 
@@ -33,6 +40,11 @@ CASES_FILE = RULES_DIR / "worked_cases.jsonl"
 Case = dict[str, Any]
 
 _OPTION_FIELDS = {
+    "THROW_PENALTY": ("throw_penalty", ThrowPenalty),
+    "FOLLOW": ("follow", FollowRule),
+    "JACK": ("jack_rule", JackRule),
+    "NO_BID": ("no_bid", NoBid),
+    "THROW_PENALTY_POINTS": ("throw_penalty_points", int),
     "THROW": ("throw", ThrowCheck),
     "RUFF": ("ruff", RuffStructure),
     "DIG": ("dig_multiplier", DigMultiplier),
@@ -60,10 +72,34 @@ def rules_for(case: Case) -> Rules:
     for option, value in case["opts"].items():
         if option == "MUST_PLAY":
             changes["must_play"] = frozenset(parse_rank(level) for level in value)
+        elif option == "MUST_PLAY_SET":
+            changes["must_play"] = MUST_PLAY_SETS[MustPlaySet(value)]  # R14.5
+        elif option == "LEVEL_TABLE":
+            changes["level_table"] = LevelTable(**value)  # R14.1
         else:
             name, kind = _OPTION_FIELDS[option]
             changes[name] = kind(value)
     return dataclasses.replace(DEFAULT_RULES, **changes)
+
+
+FROM_DEALER = {"dealer": 0, "next": 1, "partner": 2, "previous": 3}
+"""A settle line's seats, counted from the dealer (CASES.md)."""
+
+
+def failed_throws(case: Case, dealer: int) -> list[tuple[int, int]]:
+    """A settle line's failed throws (R14.2) as (seat, cards), for a dealer at ``dealer``."""
+    return [
+        ((dealer + FROM_DEALER[entry["seat"]]) % 4, entry["cards"])
+        for entry in case["input"].get("failed_throws", [])
+    ]
+
+
+def last_trick_win(case: Case, dealer: int) -> tuple[int, tuple[int, ...]] | None:
+    """A settle line's last-trick winner and winning cards (R14.4), for a dealer at ``dealer``."""
+    win = case["input"].get("last_trick_win")
+    if win is None:
+        return None
+    return (dealer + FROM_DEALER[win["seat"]]) % 4, parse_cards(win["cards"])
 
 
 def context_for(case: Case) -> TrumpContext:

@@ -127,6 +127,16 @@ RPCS: dict[str, tuple[str, type[Message], Callable[[], Body]]] = {
 }
 
 
+def both(first: Callable[[Body], None], second: Callable[[Body], None]) -> Callable[[Body], None]:
+    """Two mutations, one after the other."""
+
+    def apply(body: Body) -> None:
+        first(body)
+        second(body)
+
+    return apply
+
+
 def put(path: str, value: Any) -> Callable[[Body], None]:
     """A mutation setting ``a.b[1].c`` (lists by index, dicts by key) to ``value``; None deletes it."""
 
@@ -242,6 +252,70 @@ MATRIX: list[tuple[str, Callable[[Body], None], str, str]] = [
         "ruleset.must_play.levels[0]",
         "MISSING",
     ),
+    # R14.1 LEVEL-TABLE: a bad parameter, and a combination past the deck's points
+    (
+        "settle",
+        put("ruleset", {"level_table": {"step_points": 42}}),
+        "ruleset.level_table.step_points",
+        "OUT_OF_RANGE",
+    ),
+    (
+        "settle",
+        put("ruleset", {"level_table": {"dead_zone_steps": 2}}),
+        "ruleset.level_table.dead_zone_steps",
+        "OUT_OF_RANGE",
+    ),
+    (
+        "settle",
+        put("ruleset", {"level_table": {"step_points": 45, "take_over_steps": 5}}),
+        "ruleset.level_table.take_over_steps",
+        "INCONSISTENT",
+    ),
+    # R14.2 THROW-PENALTY: an amount without a penalty, a bad amount, bad failed throws
+    ("settle", put("ruleset", {"throw_penalty_points": 10}), "ruleset.throw_penalty_points", "INCONSISTENT"),
+    (
+        "settle",
+        put("ruleset", {"throw_penalty": "THROW_PENALTY_PER_CARD", "throw_penalty_points": 7}),
+        "ruleset.throw_penalty_points",
+        "OUT_OF_RANGE",
+    ),
+    ("settle", put("ruleset", {"throw_penalty": 9}), "ruleset.throw_penalty", "UNKNOWN_VALUE"),
+    ("settle", put("failed_throws", [{"seat": 4, "cards": 3}]), "failed_throws[0].seat", "OUT_OF_RANGE"),
+    ("settle", put("failed_throws", [{"seat": 1, "cards": 1}]), "failed_throws[0].cards", "OUT_OF_RANGE"),
+    ("settle", put("failed_throws", [{"seat": 1, "cards": 2}] * 26), "failed_throws", "BAD_SIZE"),
+    # R14.5: a named must-play set and levels together
+    (
+        "settle",
+        put("ruleset", {"must_play": {"levels": ["RANK_10"], "named": "MUST_PLAY_SET_DEFEND_POINTS"}}),
+        "ruleset.must_play.named",
+        "INCONSISTENT",
+    ),
+    ("settle", put("ruleset", {"must_play": {"named": 9}}), "ruleset.must_play.named", "UNKNOWN_VALUE"),
+    # R14.6 NO-BID from the bottom: the bottom is required when nobody declared, 8 cards whenever given
+    (
+        "declare",
+        both(put("declarations", []), put("ruleset", {"no_bid": "NO_BID_BOTTOM_LEVEL_OR_HIGHEST"})),
+        "bottom",
+        "MISSING",
+    ),
+    ("declare", put("bottom", names("S2 S3 S4")), "bottom", "BAD_SIZE"),
+    ("declare", put("ruleset", {"no_bid": 9}), "ruleset.no_bid", "UNKNOWN_VALUE"),
+    # R14.4 JACK: the last trick's winner is checked under every ruleset
+    (
+        "settle",
+        put("last_trick_winner", {"seat": 4, "cards": names("SJack")}),
+        "last_trick_winner.seat",
+        "OUT_OF_RANGE",
+    ),
+    ("settle", put("last_trick_winner", {"seat": 1}), "last_trick_winner.cards", "BAD_SIZE"),
+    (
+        "settle",
+        put("last_trick_winner", {"seat": 1, "cards": [99]}),
+        "last_trick_winner.cards[0]",
+        "UNKNOWN_VALUE",
+    ),
+    ("settle", put("ruleset", {"jack_rule": 7}), "ruleset.jack_rule", "UNKNOWN_VALUE"),
+    ("follow", put("ruleset", {"follow_rule": 5}), "ruleset.follow_rule", "UNKNOWN_VALUE"),
     # required values and ranges
     ("follow", put("level", None), "level", "MISSING"),
     ("follow", put("level", 1), "level", "UNKNOWN_VALUE"),

@@ -13,9 +13,20 @@ from typing import Any
 
 import pytest
 from wire import call, message, multiset, names
-from worked_cases import Case, cases, seat
+from worked_cases import FROM_DEALER, Case, cases, failed_throws, seat
 
-from rules_core.rules import DigMultiplier, DigShape, EndRule, FirstDealer, RuffStructure, ThrowCheck
+from rules_core.rules import (
+    DigMultiplier,
+    DigShape,
+    EndRule,
+    FirstDealer,
+    FollowRule,
+    JackRule,
+    NoBid,
+    RuffStructure,
+    ThrowCheck,
+    ThrowPenalty,
+)
 from tractor.rules.v1 import rules_service_pb2 as pb
 from tractor.rules.v1 import rules_service_pb2_grpc, types_pb2
 
@@ -29,6 +40,10 @@ _OPTIONS: dict[str, tuple[str, str, Any]] = {
     "DIG_SHAPE": ("dig_shape", "DIG_SHAPE_", DigShape),
     "FIRST_DEALER": ("first_dealer", "FIRST_DEALER_", FirstDealer),
     "END": ("end_rule", "END_RULE_", EndRule),
+    "THROW_PENALTY": ("throw_penalty", "THROW_PENALTY_", ThrowPenalty),
+    "FOLLOW": ("follow_rule", "FOLLOW_RULE_", FollowRule),
+    "JACK": ("jack_rule", "JACK_RULE_", JackRule),
+    "NO_BID": ("no_bid", "NO_BID_", NoBid),
 }
 _CONTRACTS = {
     "S": "CONTRACT_SPADES",
@@ -47,10 +62,24 @@ def ruleset(case: Case) -> dict[str, Any]:
     for option, value in case["opts"].items():
         if option == "MUST_PLAY":
             body["must_play"] = {"levels": [rank(level) for level in value]}
+        elif option == "THROW_PENALTY_POINTS":
+            body["throw_penalty_points"] = value  # R14.2
+        elif option == "MUST_PLAY_SET":
+            body["must_play"] = {"named": f"MUST_PLAY_SET_{value}"}  # R14.5
+        elif option == "LEVEL_TABLE":
+            body["level_table"] = dict(value)  # R14.1: the wire names the parameters as the case does
         else:
             field, prefix, domain = _OPTIONS[option]
             body[field] = prefix + domain(value).name
     return body
+
+
+def last_win(case: Case) -> dict[str, Any]:
+    """A settle line's last-trick winner (R14.4) as the request's ``last_trick_winner``, dealer at 0."""
+    win = case["input"].get("last_trick_win")
+    if win is None:
+        return {}
+    return {"last_trick_winner": {"seat": FROM_DEALER[win["seat"]], "cards": names(win["cards"])}}
 
 
 def rank(text: str) -> str:
@@ -207,10 +236,14 @@ def test_settle(stub: Stub, case: Case) -> None:
             "dealer_team_level": rank(data["dealer_level"]),
             "attacker_level": rank(data["attacker_level"]),
             "score": data["score"],
+            "failed_throws": [{"seat": seat, "cards": n} for seat, n in failed_throws(case, 0)],  # R14.2
+            **last_win(case),
         },
     )
     response = call(stub.SettleHand, request)
     expect = case["expect"]
+    assert response.throw_penalty == expect.get("throw_penalty", 0)
+    assert response.back_to_two == expect.get("back_to_two", False)
     assert response.winner == _SIDES[expect["winner_side"]]
     assert (response.levels_gained, response.effective_levels_gained) == (expect["g"], expect["g_eff"])
     assert response.take_over == expect["take_over"]
@@ -338,9 +371,11 @@ def test_declare(stub: Stub, case: Case) -> None:
         ],
         "first_hand": data["first_hand"],
         "first_seated": seat(data["first_seated"]),
+        "bottom": names(data.get("bottom", [])),  # R14.6
     }
     response = call(stub.ValidateDeclaration, message(pb.ValidateDeclarationRequest, body))
     expect = case["expect"]
+    assert response.bottom_revealed == expect.get("bottom_revealed", 0)
     assert response.contract == types_pb2.Contract.Value(_CONTRACTS[expect["contract"]])
     assert response.overturn_multiplier == expect["O"]
     assert (seat(expect["dealer"]) if expect["dealer"] else None) == (

@@ -920,6 +920,8 @@ class SettleHandRequest(_message.Message):
     ATTACKER_LEVEL_FIELD_NUMBER: _builtins.int
     SCORE_FIELD_NUMBER: _builtins.int
     TAO_DOU_FIELD_NUMBER: _builtins.int
+    FAILED_THROWS_FIELD_NUMBER: _builtins.int
+    LAST_TRICK_WINNER_FIELD_NUMBER: _builtins.int
     dealer: _builtins.int
     """The seat that dealt this hand, 0..3."""
     dealer_team_level: _types_pb2.Rank.ValueType
@@ -936,6 +938,18 @@ class SettleHandRequest(_message.Message):
     def tao_dou(self) -> Global___TaoDouStake:
         """Optional: the Tao Dou stake. When present, the coins are settled too (the ruleset must have coins)."""
 
+    @_builtins.property
+    def failed_throws(self) -> _containers.RepeatedCompositeFieldContainer[Global___FailedThrow]:
+        """The hand's failed throws (R4.7), at most 25: what THROW-PENALTY (R14.2) charges. Ignored under no
+        penalty.
+        """
+
+    @_builtins.property
+    def last_trick_winner(self) -> _types_pb2.SeatCards:
+        """The seat that won the last trick and the cards it won with: what the jack rule (R14.4) reads. Ignored
+        without the rule.
+        """
+
     def __init__(
         self,
         *,
@@ -945,14 +959,42 @@ class SettleHandRequest(_message.Message):
         attacker_level: _types_pb2.Rank.ValueType = ...,
         score: _builtins.int = ...,
         tao_dou: Global___TaoDouStake | None = ...,
+        failed_throws: _abc.Iterable[Global___FailedThrow] | None = ...,
+        last_trick_winner: _types_pb2.SeatCards | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["ruleset", b"ruleset", "tao_dou", b"tao_dou"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["last_trick_winner", b"last_trick_winner", "ruleset", b"ruleset", "tao_dou", b"tao_dou"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["attacker_level", b"attacker_level", "dealer", b"dealer", "dealer_team_level", b"dealer_team_level", "ruleset", b"ruleset", "score", b"score", "tao_dou", b"tao_dou"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["attacker_level", b"attacker_level", "dealer", b"dealer", "dealer_team_level", b"dealer_team_level", "failed_throws", b"failed_throws", "last_trick_winner", b"last_trick_winner", "ruleset", b"ruleset", "score", b"score", "tao_dou", b"tao_dou"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___SettleHandRequest: _TypeAlias = SettleHandRequest  # noqa: Y015
+
+@_typing.final
+class FailedThrow(_message.Message):
+    """One failed throw (R4.7), as THROW-PENALTY counts it (R14.2)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    CARDS_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat that tried the throw, 0..3."""
+    cards: _builtins.int
+    """The cards of the whole attempt, 2..25."""
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        cards: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["cards", b"cards", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___FailedThrow: _TypeAlias = FailedThrow  # noqa: Y015
 
 @_typing.final
 class CoinSettlement(_message.Message):
@@ -1020,6 +1062,8 @@ class SettleHandResponse(_message.Message):
     GAME_WINNER_FIELD_NUMBER: _builtins.int
     SCORE_COEFFICIENT_FIELD_NUMBER: _builtins.int
     COINS_FIELD_NUMBER: _builtins.int
+    THROW_PENALTY_FIELD_NUMBER: _builtins.int
+    BACK_TO_TWO_FIELD_NUMBER: _builtins.int
     winner: _types_pb2.Side.ValueType
     """The side that won the hand: the dealer team below 80 points, the attackers from 80 (R9.2)."""
     levels_gained: _builtins.int
@@ -1042,6 +1086,12 @@ class SettleHandResponse(_message.Message):
     """The side that won the game, when it is over."""
     score_coefficient: _builtins.int
     """K, the Tao Dou score coefficient (R12.5), given with or without a stake."""
+    throw_penalty: _builtins.int
+    """THROW-PENALTY (R14.2): points the failed throws added to the attackers' score, negative when they
+    cost the attackers; the table was read at score + throw_penalty, which may be below zero. 0 without.
+    """
+    back_to_two: _builtins.bool
+    """The jack rule (R14.4, 勾J): the dealer team was reset to 2 before the hand's level changes applied."""
     @_builtins.property
     def coins(self) -> Global___CoinSettlement:
         """The coin settlement, when the request had a stake."""
@@ -1061,10 +1111,12 @@ class SettleHandResponse(_message.Message):
         game_winner: _types_pb2.Side.ValueType = ...,
         score_coefficient: _builtins.int = ...,
         coins: Global___CoinSettlement | None = ...,
+        throw_penalty: _builtins.int = ...,
+        back_to_two: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["coins", b"coins"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["attacker_level_after", b"attacker_level_after", "coins", b"coins", "dealer_team_level_after", b"dealer_team_level_after", "effective_levels_gained", b"effective_levels_gained", "game_over", b"game_over", "game_winner", b"game_winner", "levels_gained", b"levels_gained", "next_dealer", b"next_dealer", "next_level", b"next_level", "score_coefficient", b"score_coefficient", "take_over", b"take_over", "winner", b"winner"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["attacker_level_after", b"attacker_level_after", "back_to_two", b"back_to_two", "coins", b"coins", "dealer_team_level_after", b"dealer_team_level_after", "effective_levels_gained", b"effective_levels_gained", "game_over", b"game_over", "game_winner", b"game_winner", "levels_gained", b"levels_gained", "next_dealer", b"next_dealer", "next_level", b"next_level", "score_coefficient", b"score_coefficient", "take_over", b"take_over", "throw_penalty", b"throw_penalty", "winner", b"winner"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -1270,6 +1322,7 @@ class ValidateDeclarationRequest(_message.Message):
     FIRST_HAND_FIELD_NUMBER: _builtins.int
     FIRST_SEATED_FIELD_NUMBER: _builtins.int
     DEALER_FIELD_NUMBER: _builtins.int
+    BOTTOM_FIELD_NUMBER: _builtins.int
     level: _types_pb2.Rank.ValueType
     """The level rank L of the hand (required): declarations use level cards."""
     first_hand: _builtins.bool
@@ -1288,6 +1341,12 @@ class ValidateDeclarationRequest(_message.Message):
         its verdict is the last one.
         """
 
+    @_builtins.property
+    def bottom(self) -> _containers.RepeatedScalarFieldContainer[_types_pb2.Card.ValueType]:
+        """NO-BID from the bottom (R14.6): the 8 bottom cards in the order they are turned up, first card first.
+        Needed only when nobody declares under that option; ignored otherwise.
+        """
+
     def __init__(
         self,
         *,
@@ -1297,10 +1356,11 @@ class ValidateDeclarationRequest(_message.Message):
         first_hand: _builtins.bool = ...,
         first_seated: _builtins.int = ...,
         dealer: _builtins.int | None = ...,
+        bottom: _abc.Iterable[_types_pb2.Card.ValueType] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_dealer", b"_dealer", "dealer", b"dealer", "ruleset", b"ruleset"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_dealer", b"_dealer", "dealer", b"dealer", "declarations", b"declarations", "first_hand", b"first_hand", "first_seated", b"first_seated", "level", b"level", "ruleset", b"ruleset"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_dealer", b"_dealer", "bottom", b"bottom", "dealer", b"dealer", "declarations", b"declarations", "first_hand", b"first_hand", "first_seated", b"first_seated", "level", b"level", "ruleset", b"ruleset"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__dealer: _TypeAlias = _typing.Literal["dealer"]  # noqa: Y015
     _WhichOneofArgType__dealer: _TypeAlias = _typing.Literal["_dealer", b"_dealer"]  # noqa: Y015
@@ -1355,6 +1415,7 @@ class ValidateDeclarationResponse(_message.Message):
     OVERTURNS_FIELD_NUMBER: _builtins.int
     OVERTURN_MULTIPLIER_FIELD_NUMBER: _builtins.int
     DEALER_FIELD_NUMBER: _builtins.int
+    BOTTOM_REVEALED_FIELD_NUMBER: _builtins.int
     accepted: _builtins.bool
     """Whether the last act of the request is accepted (false when there is none)."""
     contract: _types_pb2.Contract.ValueType
@@ -1367,6 +1428,8 @@ class ValidateDeclarationResponse(_message.Message):
     """O = 2^overturns, 1..8 (R10.5)."""
     dealer: _builtins.int
     """The dealer: decided by the bidding in the first hand, the rotation dealer otherwise."""
+    bottom_revealed: _builtins.int
+    """NO-BID from the bottom (R14.6): how many bottom cards were turned up to fix the contract; 0 otherwise."""
     @_builtins.property
     def verdicts(self) -> _containers.RepeatedCompositeFieldContainer[Global___DeclarationVerdict]:
         """One verdict per act, in request order."""
@@ -1381,10 +1444,11 @@ class ValidateDeclarationResponse(_message.Message):
         overturns: _builtins.int = ...,
         overturn_multiplier: _builtins.int = ...,
         dealer: _builtins.int | None = ...,
+        bottom_revealed: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_dealer", b"_dealer", "dealer", b"dealer"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_dealer", b"_dealer", "accepted", b"accepted", "contract", b"contract", "dealer", b"dealer", "declared", b"declared", "overturn_multiplier", b"overturn_multiplier", "overturns", b"overturns", "verdicts", b"verdicts"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_dealer", b"_dealer", "accepted", b"accepted", "bottom_revealed", b"bottom_revealed", "contract", b"contract", "dealer", b"dealer", "declared", b"declared", "overturn_multiplier", b"overturn_multiplier", "overturns", b"overturns", "verdicts", b"verdicts"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__dealer: _TypeAlias = _typing.Literal["dealer"]  # noqa: Y015
     _WhichOneofArgType__dealer: _TypeAlias = _typing.Literal["_dealer", b"_dealer"]  # noqa: Y015

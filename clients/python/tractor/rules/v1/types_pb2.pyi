@@ -614,6 +614,138 @@ END_RULE_PAST_ACE: EndRule.ValueType  # 2
 """END-LITERAL-000: any gain that carries a team past A ends the game."""
 Global___EndRule: _TypeAlias = EndRule  # noqa: Y015
 
+class _MustPlaySet:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _MustPlaySetEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_MustPlaySet.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    MUST_PLAY_SET_UNSPECIFIED: _MustPlaySet.ValueType  # 0
+    """No named set: the levels given, if any."""
+    MUST_PLAY_SET_DEFEND_POINTS: _MustPlaySet.ValueType  # 1
+    """5, 10 and K must be played as the dealer team (rbtying/shengji's DefendPoints); A follows END (R9.6)."""
+
+class MustPlaySet(_MustPlaySet, metaclass=_MustPlaySetEnumTypeWrapper):
+    """Named sets of must-play levels (R14.5)."""
+
+MUST_PLAY_SET_UNSPECIFIED: MustPlaySet.ValueType  # 0
+"""No named set: the levels given, if any."""
+MUST_PLAY_SET_DEFEND_POINTS: MustPlaySet.ValueType  # 1
+"""5, 10 and K must be played as the dealer team (rbtying/shengji's DefendPoints); A follows END (R9.6)."""
+Global___MustPlaySet: _TypeAlias = MustPlaySet  # noqa: Y015
+
+class _NoBid:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _NoBidEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_NoBid.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    NO_BID_UNSPECIFIED: _NoBid.ValueType  # 0
+    """The preset's value (every preset: no-trump)."""
+    NO_BID_NO_TRUMP: _NoBid.ValueType  # 1
+    """R10.8: no-trump, O = 1."""
+    NO_BID_BOTTOM_FIRST_CARD: _NoBid.ValueType  # 2
+    """The bottom is turned up in order; the first card with a suit names the trump suit."""
+    NO_BID_BOTTOM_LEVEL_OR_HIGHEST: _NoBid.ValueType  # 3
+    """The bottom is turned up until the first level card, whose suit is trump; without one, the suit of the
+    highest card (the first of equal ones). rbtying/shengji's kitty bid.
+    """
+
+class NoBid(_NoBid, metaclass=_NoBidEnumTypeWrapper):
+    """NO-BID (R10.8, R14.6): the contract when nobody declares."""
+
+NO_BID_UNSPECIFIED: NoBid.ValueType  # 0
+"""The preset's value (every preset: no-trump)."""
+NO_BID_NO_TRUMP: NoBid.ValueType  # 1
+"""R10.8: no-trump, O = 1."""
+NO_BID_BOTTOM_FIRST_CARD: NoBid.ValueType  # 2
+"""The bottom is turned up in order; the first card with a suit names the trump suit."""
+NO_BID_BOTTOM_LEVEL_OR_HIGHEST: NoBid.ValueType  # 3
+"""The bottom is turned up until the first level card, whose suit is trump; without one, the suit of the
+highest card (the first of equal ones). rbtying/shengji's kitty bid.
+"""
+Global___NoBid: _TypeAlias = NoBid  # noqa: Y015
+
+class _FollowRule:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _FollowRuleEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_FollowRule.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    FOLLOW_RULE_UNSPECIFIED: _FollowRule.ValueType  # 0
+    """The preset's value (every preset: structure)."""
+    FOLLOW_RULE_STRUCTURE: _FollowRule.ValueType  # 1
+    """R5.3: pairs and tractors are owed."""
+    FOLLOW_RULE_SUIT_ONLY: _FollowRule.ValueType  # 2
+    """Only the category is enforced; R5.3 is off (rbtying/shengji's NoFormatBasedDraw)."""
+
+class FollowRule(_FollowRule, metaclass=_FollowRuleEnumTypeWrapper):
+    """FOLLOW (R14.3): what a follower owes beyond the count (R5.1) and the category (R5.2)."""
+
+FOLLOW_RULE_UNSPECIFIED: FollowRule.ValueType  # 0
+"""The preset's value (every preset: structure)."""
+FOLLOW_RULE_STRUCTURE: FollowRule.ValueType  # 1
+"""R5.3: pairs and tractors are owed."""
+FOLLOW_RULE_SUIT_ONLY: FollowRule.ValueType  # 2
+"""Only the category is enforced; R5.3 is off (rbtying/shengji's NoFormatBasedDraw)."""
+Global___FollowRule: _TypeAlias = FollowRule  # noqa: Y015
+
+class _JackRule:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _JackRuleEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_JackRule.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    JACK_RULE_UNSPECIFIED: _JackRule.ValueType  # 0
+    """The preset's value (every preset: none)."""
+    JACK_RULE_NONE: _JackRule.ValueType  # 1
+    """No jack rule."""
+    JACK_RULE_SINGLE_JACK: _JackRule.ValueType  # 2
+    """At level J, the attackers winning the last trick with a single jack reset the dealer team to 2 before
+    the hand's level changes apply (rbtying/shengji's BackToTwoSetting::SingleJack).
+    """
+
+class JackRule(_JackRule, metaclass=_JackRuleEnumTypeWrapper):
+    """JACK (R14.4, 勾J): a single jack winning the last trick sends the dealer team back to 2."""
+
+JACK_RULE_UNSPECIFIED: JackRule.ValueType  # 0
+"""The preset's value (every preset: none)."""
+JACK_RULE_NONE: JackRule.ValueType  # 1
+"""No jack rule."""
+JACK_RULE_SINGLE_JACK: JackRule.ValueType  # 2
+"""At level J, the attackers winning the last trick with a single jack reset the dealer team to 2 before
+the hand's level changes apply (rbtying/shengji's BackToTwoSetting::SingleJack).
+"""
+Global___JackRule: _TypeAlias = JackRule  # noqa: Y015
+
+class _ThrowPenalty:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _ThrowPenaltyEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ThrowPenalty.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    THROW_PENALTY_UNSPECIFIED: _ThrowPenalty.ValueType  # 0
+    """The preset's value (every preset: none)."""
+    THROW_PENALTY_NONE: _ThrowPenalty.ValueType  # 1
+    """R4.7: no point penalty."""
+    THROW_PENALTY_PER_ATTEMPT: _ThrowPenalty.ValueType  # 2
+    """throw_penalty_points for each failed throw (rbtying/shengji: 10)."""
+    THROW_PENALTY_PER_CARD: _ThrowPenalty.ValueType  # 3
+    """throw_penalty_points for each card of each failed attempt."""
+
+class ThrowPenalty(_ThrowPenalty, metaclass=_ThrowPenaltyEnumTypeWrapper):
+    """THROW-PENALTY (R14.2): what a failed throw (R4.7) costs the thrower's side."""
+
+THROW_PENALTY_UNSPECIFIED: ThrowPenalty.ValueType  # 0
+"""The preset's value (every preset: none)."""
+THROW_PENALTY_NONE: ThrowPenalty.ValueType  # 1
+"""R4.7: no point penalty."""
+THROW_PENALTY_PER_ATTEMPT: ThrowPenalty.ValueType  # 2
+"""throw_penalty_points for each failed throw (rbtying/shengji: 10)."""
+THROW_PENALTY_PER_CARD: ThrowPenalty.ValueType  # 3
+"""throw_penalty_points for each card of each failed attempt."""
+Global___ThrowPenalty: _TypeAlias = ThrowPenalty  # noqa: Y015
+
 class _Shape:
     ValueType = _typing.NewType("ValueType", _builtins.int)
     V: _TypeAlias = ValueType  # noqa: Y015
@@ -753,6 +885,9 @@ class MustPlay(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     LEVELS_FIELD_NUMBER: _builtins.int
+    NAMED_FIELD_NUMBER: _builtins.int
+    named: Global___MustPlaySet.ValueType
+    """A named set instead of the levels (R14.5); giving both is INVALID_ARGUMENT."""
     @_builtins.property
     def levels(self) -> _containers.RepeatedScalarFieldContainer[Global___Rank.ValueType]:
         """The must-play levels; an empty list means none."""
@@ -761,14 +896,49 @@ class MustPlay(_message.Message):
         self,
         *,
         levels: _abc.Iterable[Global___Rank.ValueType] | None = ...,
+        named: Global___MustPlaySet.ValueType = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["levels", b"levels"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["levels", b"levels", "named", b"named"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___MustPlay: _TypeAlias = MustPlay  # noqa: Y015
+
+@_typing.final
+class LevelTable(_message.Message):
+    """LEVEL-TABLE (R9.1): the level table as parameters. The three rulebooks' table is 40, 2 and 1; every
+    preset keeps it. A field left unset keeps the preset's value.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    STEP_POINTS_FIELD_NUMBER: _builtins.int
+    TAKE_OVER_STEPS_FIELD_NUMBER: _builtins.int
+    DEAD_ZONE_STEPS_FIELD_NUMBER: _builtins.int
+    step_points: _builtins.int
+    """Points per level step: a multiple of 5, 5..200."""
+    take_over_steps: _builtins.int
+    """Steps from 0 to the take-over score (step_points x take_over_steps, at most 200)."""
+    dead_zone_steps: _builtins.int
+    """Steps at the take-over where nobody gains a level: 0 or 1 (the 80-115 band of the seeds' table)."""
+    def __init__(
+        self,
+        *,
+        step_points: _builtins.int = ...,
+        take_over_steps: _builtins.int = ...,
+        dead_zone_steps: _builtins.int | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_dead_zone_steps", b"_dead_zone_steps", "dead_zone_steps", b"dead_zone_steps"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_dead_zone_steps", b"_dead_zone_steps", "dead_zone_steps", b"dead_zone_steps", "step_points", b"step_points", "take_over_steps", b"take_over_steps"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__dead_zone_steps: _TypeAlias = _typing.Literal["dead_zone_steps"]  # noqa: Y015
+    _WhichOneofArgType__dead_zone_steps: _TypeAlias = _typing.Literal["_dead_zone_steps", b"_dead_zone_steps"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__dead_zone_steps) -> _WhichOneofReturnType__dead_zone_steps | None: ...
+
+Global___LevelTable: _TypeAlias = LevelTable  # noqa: Y015
 
 @_typing.final
 class Ruleset(_message.Message):
@@ -790,6 +960,12 @@ class Ruleset(_message.Message):
     END_RULE_FIELD_NUMBER: _builtins.int
     COINS_FIELD_NUMBER: _builtins.int
     JOKER_OVERTURN_FIELD_NUMBER: _builtins.int
+    LEVEL_TABLE_FIELD_NUMBER: _builtins.int
+    THROW_PENALTY_FIELD_NUMBER: _builtins.int
+    THROW_PENALTY_POINTS_FIELD_NUMBER: _builtins.int
+    FOLLOW_RULE_FIELD_NUMBER: _builtins.int
+    JACK_RULE_FIELD_NUMBER: _builtins.int
+    NO_BID_FIELD_NUMBER: _builtins.int
     preset: _builtins.str
     """The preset: "default" (RULES.md's recommended defaults), "rulebook-000", "rulebook-001" (the same
     rules as 000) or "rulebook-003". Empty means "default". Any other name is INVALID_ARGUMENT.
@@ -814,9 +990,25 @@ class Ruleset(_message.Message):
     """COINS override (R12, R13): whether Tao Dou settlement and forced-quit penalties apply."""
     joker_overturn: Global___JokerOverturn.ValueType
     """Who may show a joker pair (R10.4)."""
+    throw_penalty: Global___ThrowPenalty.ValueType
+    """THROW-PENALTY override (R14.2)."""
+    throw_penalty_points: _builtins.int
+    """THROW-PENALTY amount: points per attempt or per card, a multiple of 5, 5..100; unset means 10. Setting
+    it while the penalty is none is INVALID_ARGUMENT.
+    """
+    follow_rule: Global___FollowRule.ValueType
+    """FOLLOW override (R14.3)."""
+    jack_rule: Global___JackRule.ValueType
+    """JACK override (R14.4)."""
+    no_bid: Global___NoBid.ValueType
+    """NO-BID override (R14.6)."""
     @_builtins.property
     def must_play(self) -> Global___MustPlay:
         """MUST-PLAY override: when present (even with no levels) it replaces the preset's set."""
+
+    @_builtins.property
+    def level_table(self) -> Global___LevelTable:
+        """LEVEL-TABLE override (R9.1): when present, its set fields replace the preset's table parameters."""
 
     def __init__(
         self,
@@ -833,10 +1025,16 @@ class Ruleset(_message.Message):
         end_rule: Global___EndRule.ValueType = ...,
         coins: _builtins.bool | None = ...,
         joker_overturn: Global___JokerOverturn.ValueType = ...,
+        level_table: Global___LevelTable | None = ...,
+        throw_penalty: Global___ThrowPenalty.ValueType = ...,
+        throw_penalty_points: _builtins.int = ...,
+        follow_rule: Global___FollowRule.ValueType = ...,
+        jack_rule: Global___JackRule.ValueType = ...,
+        no_bid: Global___NoBid.ValueType = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_coins", b"_coins", "coins", b"coins", "must_play", b"must_play"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_coins", b"_coins", "coins", b"coins", "level_table", b"level_table", "must_play", b"must_play"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_coins", b"_coins", "bid_set", b"bid_set", "bid_stages", b"bid_stages", "coins", b"coins", "dig_multiplier", b"dig_multiplier", "dig_shape", b"dig_shape", "end_rule", b"end_rule", "first_dealer", b"first_dealer", "joker_overturn", b"joker_overturn", "must_play", b"must_play", "preset", b"preset", "ruff_structure", b"ruff_structure", "throw_check", b"throw_check"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_coins", b"_coins", "bid_set", b"bid_set", "bid_stages", b"bid_stages", "coins", b"coins", "dig_multiplier", b"dig_multiplier", "dig_shape", b"dig_shape", "end_rule", b"end_rule", "first_dealer", b"first_dealer", "follow_rule", b"follow_rule", "jack_rule", b"jack_rule", "joker_overturn", b"joker_overturn", "level_table", b"level_table", "must_play", b"must_play", "no_bid", b"no_bid", "preset", b"preset", "ruff_structure", b"ruff_structure", "throw_check", b"throw_check", "throw_penalty", b"throw_penalty", "throw_penalty_points", b"throw_penalty_points"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__coins: _TypeAlias = _typing.Literal["coins"]  # noqa: Y015
     _WhichOneofArgType__coins: _TypeAlias = _typing.Literal["_coins", b"_coins"]  # noqa: Y015

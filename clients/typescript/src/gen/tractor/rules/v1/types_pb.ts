@@ -23,7 +23,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file tractor/rules/v1/types.proto.
  */
 export const file_tractor_rules_v1_types: GenFile = /*@__PURE__*/
-  fileDesc("Chx0cmFjdG9yL3J1bGVzL3YxL3R5cGVzLnByb3RvEhB0cmFjdG9yLnJ1bGVzLnYxIjIKCE11c3RQbGF5EiYKBmxldmVscxgBIAMoDjIWLnRyYWN0b3IucnVsZXMudjEuUmFuayKxBAoHUnVsZXNldBIOCgZwcmVzZXQYASABKAkSMQoLdGhyb3dfY2hlY2sYAiABKA4yHC50cmFjdG9yLnJ1bGVzLnYxLlRocm93Q2hlY2sSNwoOcnVmZl9zdHJ1Y3R1cmUYAyABKA4yHy50cmFjdG9yLnJ1bGVzLnYxLlJ1ZmZTdHJ1Y3R1cmUSNwoOZGlnX211bHRpcGxpZXIYBCABKA4yHy50cmFjdG9yLnJ1bGVzLnYxLkRpZ011bHRpcGxpZXISLQoJZGlnX3NoYXBlGAUgASgOMhoudHJhY3Rvci5ydWxlcy52MS5EaWdTaGFwZRIzCgxmaXJzdF9kZWFsZXIYBiABKA4yHS50cmFjdG9yLnJ1bGVzLnYxLkZpcnN0RGVhbGVyEikKB2JpZF9zZXQYByABKA4yGC50cmFjdG9yLnJ1bGVzLnYxLkJpZFNldBIvCgpiaWRfc3RhZ2VzGAggASgOMhsudHJhY3Rvci5ydWxlcy52MS5CaWRTdGFnZXMSLQoJbXVzdF9wbGF5GAkgASgLMhoudHJhY3Rvci5ydWxlcy52MS5NdXN0UGxheRIrCghlbmRfcnVsZRgKIAEoDjIZLnRyYWN0b3IucnVsZXMudjEuRW5kUnVsZRISCgVjb2lucxgLIAEoCEgAiAEBEjcKDmpva2VyX292ZXJ0dXJuGAwgASgOMh8udHJhY3Rvci5ydWxlcy52MS5Kb2tlck92ZXJ0dXJuQggKBl9jb2lucyJACglTZWF0Q2FyZHMSDAoEc2VhdBgBIAEoDRIlCgVjYXJkcxgCIAMoDjIWLnRyYWN0b3IucnVsZXMudjEuQ2FyZCJwCglDb21wb25lbnQSLQoEdHlwZRgBIAEoDjIfLnRyYWN0b3IucnVsZXMudjEuQ29tcG9uZW50VHlwZRINCgVwYWlycxgCIAEoDRIlCgVjYXJkcxgDIAMoDjIWLnRyYWN0b3IucnVsZXMudjEuQ2FyZCJ0Cg1UaHJvd0V2aWRlbmNlEgwKBHNlYXQYASABKA0SLgoJY29tcG9uZW50GAIgASgLMhsudHJhY3Rvci5ydWxlcy52MS5Db21wb25lbnQSJQoFY2FyZHMYAyADKA4yFi50cmFjdG9yLnJ1bGVzLnYxLkNhcmQi7AEKDFRocm93T3V0Y29tZRItCgZyZXN1bHQYASABKA4yHS50cmFjdG9yLnJ1bGVzLnYxLlRocm93UmVzdWx0EiMKA2xlZBgCIAMoDjIWLnRyYWN0b3IucnVsZXMudjEuQ2FyZBIrCgZmb3JjZWQYAyABKAsyGy50cmFjdG9yLnJ1bGVzLnYxLkNvbXBvbmVudBIoCghyZXR1cm5lZBgEIAMoDjIWLnRyYWN0b3IucnVsZXMudjEuQ2FyZBIxCghldmlkZW5jZRgFIAMoCzIfLnRyYWN0b3IucnVsZXMudjEuVGhyb3dFdmlkZW5jZSrhBQoEQ2FyZBIUChBDQVJEX1VOU1BFQ0lGSUVEEAASCwoHQ0FSRF9TMhABEgsKB0NBUkRfUzMQAhILCgdDQVJEX1M0EAMSCwoHQ0FSRF9TNRAEEgsKB0NBUkRfUzYQBRILCgdDQVJEX1M3EAYSCwoHQ0FSRF9TOBAHEgsKB0NBUkRfUzkQCBIMCghDQVJEX1MxMBAJEg4KCkNBUkRfU0pBQ0sQChILCgdDQVJEX1NREAsSCwoHQ0FSRF9TSxAMEgsKB0NBUkRfU0EQDRILCgdDQVJEX0gyEA4SCwoHQ0FSRF9IMxAPEgsKB0NBUkRfSDQQEBILCgdDQVJEX0g1EBESCwoHQ0FSRF9INhASEgsKB0NBUkRfSDcQExILCgdDQVJEX0g4EBQSCwoHQ0FSRF9IORAVEgwKCENBUkRfSDEwEBYSCwoHQ0FSRF9IShAXEgsKB0NBUkRfSFEQGBILCgdDQVJEX0hLEBkSCwoHQ0FSRF9IQRAaEgsKB0NBUkRfQzIQGxILCgdDQVJEX0MzEBwSCwoHQ0FSRF9DNBAdEgsKB0NBUkRfQzUQHhILCgdDQVJEX0M2EB8SCwoHQ0FSRF9DNxAgEgsKB0NBUkRfQzgQIRILCgdDQVJEX0M5ECISDAoIQ0FSRF9DMTAQIxILCgdDQVJEX0NKECQSCwoHQ0FSRF9DURAlEgsKB0NBUkRfQ0sQJhILCgdDQVJEX0NBECcSCwoHQ0FSRF9EMhAoEgsKB0NBUkRfRDMQKRILCgdDQVJEX0Q0ECoSCwoHQ0FSRF9ENRArEgsKB0NBUkRfRDYQLBILCgdDQVJEX0Q3EC0SCwoHQ0FSRF9EOBAuEgsKB0NBUkRfRDkQLxIMCghDQVJEX0QxMBAwEgsKB0NBUkRfREoQMRILCgdDQVJEX0RREDISCwoHQ0FSRF9ESxAzEgsKB0NBUkRfREEQNBILCgdDQVJEX1NKEDUSCwoHQ0FSRF9CShA2KrkBCgRSYW5rEhQKEFJBTktfVU5TUEVDSUZJRUQQABIKCgZSQU5LXzIQAhIKCgZSQU5LXzMQAxIKCgZSQU5LXzQQBBIKCgZSQU5LXzUQBRIKCgZSQU5LXzYQBhIKCgZSQU5LXzcQBxIKCgZSQU5LXzgQCBIKCgZSQU5LXzkQCRILCgdSQU5LXzEwEAoSCgoGUkFOS19KEAsSCgoGUkFOS19REAwSCgoGUkFOS19LEA0SCgoGUkFOS19BEA4qkAEKCENvbnRyYWN0EhgKFENPTlRSQUNUX1VOU1BFQ0lGSUVEEAASEwoPQ09OVFJBQ1RfU1BBREVTEAESEwoPQ09OVFJBQ1RfSEVBUlRTEAISEgoOQ09OVFJBQ1RfQ0xVQlMQAxIVChFDT05UUkFDVF9ESUFNT05EUxAEEhUKEUNPTlRSQUNUX05PX1RSVU1QEAUqRgoEU2lkZRIUChBTSURFX1VOU1BFQ0lGSUVEEAASFAoQU0lERV9ERUFMRVJfVEVBTRABEhIKDlNJREVfQVRUQUNLRVJTEAIqYAoKVGhyb3dDaGVjaxIbChdUSFJPV19DSEVDS19VTlNQRUNJRklFRBAAEhgKFFRIUk9XX0NIRUNLX1RPUF9ET1dOEAESGwoXVEhST1dfQ0hFQ0tfUEFJUlNfRklSU1QQAipjCg1SdWZmU3RydWN0dXJlEh4KGlJVRkZfU1RSVUNUVVJFX1VOU1BFQ0lGSUVEEAASGAoUUlVGRl9TVFJVQ1RVUkVfQ09WRVIQARIYChRSVUZGX1NUUlVDVFVSRV9DT1VOVBACKmcKDURpZ011bHRpcGxpZXISHgoaRElHX01VTFRJUExJRVJfVU5TUEVDSUZJRUQQABIbChdESUdfTVVMVElQTElFUl9ET1VCTElORxABEhkKFURJR19NVUxUSVBMSUVSX0NBUFBFRBACKk8KCERpZ1NoYXBlEhkKFURJR19TSEFQRV9VTlNQRUNJRklFRBAAEhIKDkRJR19TSEFQRV9MRUFEEAESFAoQRElHX1NIQVBFX1dJTk5FUhACKmsKC0ZpcnN0RGVhbGVyEhwKGEZJUlNUX0RFQUxFUl9VTlNQRUNJRklFRBAAEh8KG0ZJUlNUX0RFQUxFUl9GSVJTVF9ERUNMQVJFUhABEh0KGUZJUlNUX0RFQUxFUl9MQVNUX0NIQU5HRVIQAipKCgZCaWRTZXQSFwoTQklEX1NFVF9VTlNQRUNJRklFRBAAEhEKDUJJRF9TRVRfQkFTSUMQARIUChBCSURfU0VUX0VYVEVOREVEEAIqWAoJQmlkU3RhZ2VzEhoKFkJJRF9TVEFHRVNfVU5TUEVDSUZJRUQQABIVChFCSURfU1RBR0VTX1NUQUdFRBABEhgKFEJJRF9TVEFHRVNfVU5MSU1JVEVEEAIqZwoNSm9rZXJPdmVydHVybhIeChpKT0tFUl9PVkVSVFVSTl9VTlNQRUNJRklFRBAAEhsKF0pPS0VSX09WRVJUVVJOX0FOWV9TRUFUEAESGQoVSk9LRVJfT1ZFUlRVUk5fT1RIRVJTEAIqVgoHRW5kUnVsZRIYChRFTkRfUlVMRV9VTlNQRUNJRklFRBAAEhoKFkVORF9SVUxFX0RFQUxFUl9BVF9BQ0UQARIVChFFTkRfUlVMRV9QQVNUX0FDRRACKnUKBVNoYXBlEhUKEVNIQVBFX1VOU1BFQ0lGSUVEEAASEAoMU0hBUEVfU0lOR0xFEAESDgoKU0hBUEVfUEFJUhACEhEKDVNIQVBFX1RSQUNUT1IQAxIPCgtTSEFQRV9USFJPVxAEEg8KC1NIQVBFX01JWEVEEAUqfwoNQ29tcG9uZW50VHlwZRIeChpDT01QT05FTlRfVFlQRV9VTlNQRUNJRklFRBAAEhkKFUNPTVBPTkVOVF9UWVBFX1NJTkdMRRABEhcKE0NPTVBPTkVOVF9UWVBFX1BBSVIQAhIaChZDT01QT05FTlRfVFlQRV9UUkFDVE9SEAMqgwIKCVZpb2xhdGlvbhIZChVWSU9MQVRJT05fVU5TUEVDSUZJRUQQABIYChRWSU9MQVRJT05fRU1QVFlfUExBWRABEh8KG1ZJT0xBVElPTl9DQVJEU19OT1RfSU5fSEFORBACEh4KGlZJT0xBVElPTl9XUk9OR19DQVJEX0NPVU5UEAMSIQodVklPTEFUSU9OX01JWEVEX0NBVEVHT1JZX0xFQUQQBBIeChpWSU9MQVRJT05fTVVTVF9GT0xMT1dfU1VJVBAFEhwKGFZJT0xBVElPTl9NVVNUX1BMQVlfUEFJUhAGEh8KG1ZJT0xBVElPTl9NVVNUX1BMQVlfVFJBQ1RPUhAHKmAKC1Rocm93UmVzdWx0EhwKGFRIUk9XX1JFU1VMVF9VTlNQRUNJRklFRBAAEhoKFlRIUk9XX1JFU1VMVF9TVUNDRUVERUQQARIXChNUSFJPV19SRVNVTFRfRkFJTEVEEAJiBnByb3RvMw");
+  fileDesc("Chx0cmFjdG9yL3J1bGVzL3YxL3R5cGVzLnByb3RvEhB0cmFjdG9yLnJ1bGVzLnYxImAKCE11c3RQbGF5EiYKBmxldmVscxgBIAMoDjIWLnRyYWN0b3IucnVsZXMudjEuUmFuaxIsCgVuYW1lZBgCIAEoDjIdLnRyYWN0b3IucnVsZXMudjEuTXVzdFBsYXlTZXQibAoKTGV2ZWxUYWJsZRITCgtzdGVwX3BvaW50cxgBIAEoDRIXCg90YWtlX292ZXJfc3RlcHMYAiABKA0SHAoPZGVhZF96b25lX3N0ZXBzGAMgASgNSACIAQFCEgoQX2RlYWRfem9uZV9zdGVwcyLEBgoHUnVsZXNldBIOCgZwcmVzZXQYASABKAkSMQoLdGhyb3dfY2hlY2sYAiABKA4yHC50cmFjdG9yLnJ1bGVzLnYxLlRocm93Q2hlY2sSNwoOcnVmZl9zdHJ1Y3R1cmUYAyABKA4yHy50cmFjdG9yLnJ1bGVzLnYxLlJ1ZmZTdHJ1Y3R1cmUSNwoOZGlnX211bHRpcGxpZXIYBCABKA4yHy50cmFjdG9yLnJ1bGVzLnYxLkRpZ011bHRpcGxpZXISLQoJZGlnX3NoYXBlGAUgASgOMhoudHJhY3Rvci5ydWxlcy52MS5EaWdTaGFwZRIzCgxmaXJzdF9kZWFsZXIYBiABKA4yHS50cmFjdG9yLnJ1bGVzLnYxLkZpcnN0RGVhbGVyEikKB2JpZF9zZXQYByABKA4yGC50cmFjdG9yLnJ1bGVzLnYxLkJpZFNldBIvCgpiaWRfc3RhZ2VzGAggASgOMhsudHJhY3Rvci5ydWxlcy52MS5CaWRTdGFnZXMSLQoJbXVzdF9wbGF5GAkgASgLMhoudHJhY3Rvci5ydWxlcy52MS5NdXN0UGxheRIrCghlbmRfcnVsZRgKIAEoDjIZLnRyYWN0b3IucnVsZXMudjEuRW5kUnVsZRISCgVjb2lucxgLIAEoCEgAiAEBEjcKDmpva2VyX292ZXJ0dXJuGAwgASgOMh8udHJhY3Rvci5ydWxlcy52MS5Kb2tlck92ZXJ0dXJuEjEKC2xldmVsX3RhYmxlGA0gASgLMhwudHJhY3Rvci5ydWxlcy52MS5MZXZlbFRhYmxlEjUKDXRocm93X3BlbmFsdHkYDiABKA4yHi50cmFjdG9yLnJ1bGVzLnYxLlRocm93UGVuYWx0eRIcChR0aHJvd19wZW5hbHR5X3BvaW50cxgPIAEoDRIxCgtmb2xsb3dfcnVsZRgQIAEoDjIcLnRyYWN0b3IucnVsZXMudjEuRm9sbG93UnVsZRItCglqYWNrX3J1bGUYESABKA4yGi50cmFjdG9yLnJ1bGVzLnYxLkphY2tSdWxlEicKBm5vX2JpZBgSIAEoDjIXLnRyYWN0b3IucnVsZXMudjEuTm9CaWRCCAoGX2NvaW5zIkAKCVNlYXRDYXJkcxIMCgRzZWF0GAEgASgNEiUKBWNhcmRzGAIgAygOMhYudHJhY3Rvci5ydWxlcy52MS5DYXJkInAKCUNvbXBvbmVudBItCgR0eXBlGAEgASgOMh8udHJhY3Rvci5ydWxlcy52MS5Db21wb25lbnRUeXBlEg0KBXBhaXJzGAIgASgNEiUKBWNhcmRzGAMgAygOMhYudHJhY3Rvci5ydWxlcy52MS5DYXJkInQKDVRocm93RXZpZGVuY2USDAoEc2VhdBgBIAEoDRIuCgljb21wb25lbnQYAiABKAsyGy50cmFjdG9yLnJ1bGVzLnYxLkNvbXBvbmVudBIlCgVjYXJkcxgDIAMoDjIWLnRyYWN0b3IucnVsZXMudjEuQ2FyZCLsAQoMVGhyb3dPdXRjb21lEi0KBnJlc3VsdBgBIAEoDjIdLnRyYWN0b3IucnVsZXMudjEuVGhyb3dSZXN1bHQSIwoDbGVkGAIgAygOMhYudHJhY3Rvci5ydWxlcy52MS5DYXJkEisKBmZvcmNlZBgDIAEoCzIbLnRyYWN0b3IucnVsZXMudjEuQ29tcG9uZW50EigKCHJldHVybmVkGAQgAygOMhYudHJhY3Rvci5ydWxlcy52MS5DYXJkEjEKCGV2aWRlbmNlGAUgAygLMh8udHJhY3Rvci5ydWxlcy52MS5UaHJvd0V2aWRlbmNlKuEFCgRDYXJkEhQKEENBUkRfVU5TUEVDSUZJRUQQABILCgdDQVJEX1MyEAESCwoHQ0FSRF9TMxACEgsKB0NBUkRfUzQQAxILCgdDQVJEX1M1EAQSCwoHQ0FSRF9TNhAFEgsKB0NBUkRfUzcQBhILCgdDQVJEX1M4EAcSCwoHQ0FSRF9TORAIEgwKCENBUkRfUzEwEAkSDgoKQ0FSRF9TSkFDSxAKEgsKB0NBUkRfU1EQCxILCgdDQVJEX1NLEAwSCwoHQ0FSRF9TQRANEgsKB0NBUkRfSDIQDhILCgdDQVJEX0gzEA8SCwoHQ0FSRF9INBAQEgsKB0NBUkRfSDUQERILCgdDQVJEX0g2EBISCwoHQ0FSRF9INxATEgsKB0NBUkRfSDgQFBILCgdDQVJEX0g5EBUSDAoIQ0FSRF9IMTAQFhILCgdDQVJEX0hKEBcSCwoHQ0FSRF9IURAYEgsKB0NBUkRfSEsQGRILCgdDQVJEX0hBEBoSCwoHQ0FSRF9DMhAbEgsKB0NBUkRfQzMQHBILCgdDQVJEX0M0EB0SCwoHQ0FSRF9DNRAeEgsKB0NBUkRfQzYQHxILCgdDQVJEX0M3ECASCwoHQ0FSRF9DOBAhEgsKB0NBUkRfQzkQIhIMCghDQVJEX0MxMBAjEgsKB0NBUkRfQ0oQJBILCgdDQVJEX0NRECUSCwoHQ0FSRF9DSxAmEgsKB0NBUkRfQ0EQJxILCgdDQVJEX0QyECgSCwoHQ0FSRF9EMxApEgsKB0NBUkRfRDQQKhILCgdDQVJEX0Q1ECsSCwoHQ0FSRF9ENhAsEgsKB0NBUkRfRDcQLRILCgdDQVJEX0Q4EC4SCwoHQ0FSRF9EORAvEgwKCENBUkRfRDEwEDASCwoHQ0FSRF9EShAxEgsKB0NBUkRfRFEQMhILCgdDQVJEX0RLEDMSCwoHQ0FSRF9EQRA0EgsKB0NBUkRfU0oQNRILCgdDQVJEX0JKEDYquQEKBFJhbmsSFAoQUkFOS19VTlNQRUNJRklFRBAAEgoKBlJBTktfMhACEgoKBlJBTktfMxADEgoKBlJBTktfNBAEEgoKBlJBTktfNRAFEgoKBlJBTktfNhAGEgoKBlJBTktfNxAHEgoKBlJBTktfOBAIEgoKBlJBTktfORAJEgsKB1JBTktfMTAQChIKCgZSQU5LX0oQCxIKCgZSQU5LX1EQDBIKCgZSQU5LX0sQDRIKCgZSQU5LX0EQDiqQAQoIQ29udHJhY3QSGAoUQ09OVFJBQ1RfVU5TUEVDSUZJRUQQABITCg9DT05UUkFDVF9TUEFERVMQARITCg9DT05UUkFDVF9IRUFSVFMQAhISCg5DT05UUkFDVF9DTFVCUxADEhUKEUNPTlRSQUNUX0RJQU1PTkRTEAQSFQoRQ09OVFJBQ1RfTk9fVFJVTVAQBSpGCgRTaWRlEhQKEFNJREVfVU5TUEVDSUZJRUQQABIUChBTSURFX0RFQUxFUl9URUFNEAESEgoOU0lERV9BVFRBQ0tFUlMQAipgCgpUaHJvd0NoZWNrEhsKF1RIUk9XX0NIRUNLX1VOU1BFQ0lGSUVEEAASGAoUVEhST1dfQ0hFQ0tfVE9QX0RPV04QARIbChdUSFJPV19DSEVDS19QQUlSU19GSVJTVBACKmMKDVJ1ZmZTdHJ1Y3R1cmUSHgoaUlVGRl9TVFJVQ1RVUkVfVU5TUEVDSUZJRUQQABIYChRSVUZGX1NUUlVDVFVSRV9DT1ZFUhABEhgKFFJVRkZfU1RSVUNUVVJFX0NPVU5UEAIqZwoNRGlnTXVsdGlwbGllchIeChpESUdfTVVMVElQTElFUl9VTlNQRUNJRklFRBAAEhsKF0RJR19NVUxUSVBMSUVSX0RPVUJMSU5HEAESGQoVRElHX01VTFRJUExJRVJfQ0FQUEVEEAIqTwoIRGlnU2hhcGUSGQoVRElHX1NIQVBFX1VOU1BFQ0lGSUVEEAASEgoORElHX1NIQVBFX0xFQUQQARIUChBESUdfU0hBUEVfV0lOTkVSEAIqawoLRmlyc3REZWFsZXISHAoYRklSU1RfREVBTEVSX1VOU1BFQ0lGSUVEEAASHwobRklSU1RfREVBTEVSX0ZJUlNUX0RFQ0xBUkVSEAESHQoZRklSU1RfREVBTEVSX0xBU1RfQ0hBTkdFUhACKkoKBkJpZFNldBIXChNCSURfU0VUX1VOU1BFQ0lGSUVEEAASEQoNQklEX1NFVF9CQVNJQxABEhQKEEJJRF9TRVRfRVhURU5ERUQQAipYCglCaWRTdGFnZXMSGgoWQklEX1NUQUdFU19VTlNQRUNJRklFRBAAEhUKEUJJRF9TVEFHRVNfU1RBR0VEEAESGAoUQklEX1NUQUdFU19VTkxJTUlURUQQAipnCg1Kb2tlck92ZXJ0dXJuEh4KGkpPS0VSX09WRVJUVVJOX1VOU1BFQ0lGSUVEEAASGwoXSk9LRVJfT1ZFUlRVUk5fQU5ZX1NFQVQQARIZChVKT0tFUl9PVkVSVFVSTl9PVEhFUlMQAipWCgdFbmRSdWxlEhgKFEVORF9SVUxFX1VOU1BFQ0lGSUVEEAASGgoWRU5EX1JVTEVfREVBTEVSX0FUX0FDRRABEhUKEUVORF9SVUxFX1BBU1RfQUNFEAIqTQoLTXVzdFBsYXlTZXQSHQoZTVVTVF9QTEFZX1NFVF9VTlNQRUNJRklFRBAAEh8KG01VU1RfUExBWV9TRVRfREVGRU5EX1BPSU5UUxABKnYKBU5vQmlkEhYKEk5PX0JJRF9VTlNQRUNJRklFRBAAEhMKD05PX0JJRF9OT19UUlVNUBABEhwKGE5PX0JJRF9CT1RUT01fRklSU1RfQ0FSRBACEiIKHk5PX0JJRF9CT1RUT01fTEVWRUxfT1JfSElHSEVTVBADKl8KCkZvbGxvd1J1bGUSGwoXRk9MTE9XX1JVTEVfVU5TUEVDSUZJRUQQABIZChVGT0xMT1dfUlVMRV9TVFJVQ1RVUkUQARIZChVGT0xMT1dfUlVMRV9TVUlUX09OTFkQAipUCghKYWNrUnVsZRIZChVKQUNLX1JVTEVfVU5TUEVDSUZJRUQQABISCg5KQUNLX1JVTEVfTk9ORRABEhkKFUpBQ0tfUlVMRV9TSU5HTEVfSkFDSxACKoABCgxUaHJvd1BlbmFsdHkSHQoZVEhST1dfUEVOQUxUWV9VTlNQRUNJRklFRBAAEhYKElRIUk9XX1BFTkFMVFlfTk9ORRABEh0KGVRIUk9XX1BFTkFMVFlfUEVSX0FUVEVNUFQQAhIaChZUSFJPV19QRU5BTFRZX1BFUl9DQVJEEAMqdQoFU2hhcGUSFQoRU0hBUEVfVU5TUEVDSUZJRUQQABIQCgxTSEFQRV9TSU5HTEUQARIOCgpTSEFQRV9QQUlSEAISEQoNU0hBUEVfVFJBQ1RPUhADEg8KC1NIQVBFX1RIUk9XEAQSDwoLU0hBUEVfTUlYRUQQBSp/Cg1Db21wb25lbnRUeXBlEh4KGkNPTVBPTkVOVF9UWVBFX1VOU1BFQ0lGSUVEEAASGQoVQ09NUE9ORU5UX1RZUEVfU0lOR0xFEAESFwoTQ09NUE9ORU5UX1RZUEVfUEFJUhACEhoKFkNPTVBPTkVOVF9UWVBFX1RSQUNUT1IQAyqDAgoJVmlvbGF0aW9uEhkKFVZJT0xBVElPTl9VTlNQRUNJRklFRBAAEhgKFFZJT0xBVElPTl9FTVBUWV9QTEFZEAESHwobVklPTEFUSU9OX0NBUkRTX05PVF9JTl9IQU5EEAISHgoaVklPTEFUSU9OX1dST05HX0NBUkRfQ09VTlQQAxIhCh1WSU9MQVRJT05fTUlYRURfQ0FURUdPUllfTEVBRBAEEh4KGlZJT0xBVElPTl9NVVNUX0ZPTExPV19TVUlUEAUSHAoYVklPTEFUSU9OX01VU1RfUExBWV9QQUlSEAYSHwobVklPTEFUSU9OX01VU1RfUExBWV9UUkFDVE9SEAcqYAoLVGhyb3dSZXN1bHQSHAoYVEhST1dfUkVTVUxUX1VOU1BFQ0lGSUVEEAASGgoWVEhST1dfUkVTVUxUX1NVQ0NFRURFRBABEhcKE1RIUk9XX1JFU1VMVF9GQUlMRUQQAmIGcHJvdG8z");
 
 /**
  * MUST-PLAY (R9.5): levels that no team may jump past.
@@ -37,6 +37,13 @@ export type MustPlay = Message<"tractor.rules.v1.MustPlay"> & {
    * @generated from field: repeated tractor.rules.v1.Rank levels = 1;
    */
   levels: Rank[];
+
+  /**
+   * A named set instead of the levels (R14.5); giving both is INVALID_ARGUMENT.
+   *
+   * @generated from field: tractor.rules.v1.MustPlaySet named = 2;
+   */
+  named: MustPlaySet;
 };
 
 /**
@@ -51,6 +58,13 @@ export type MustPlayJson = {
    * @generated from field: repeated tractor.rules.v1.Rank levels = 1;
    */
   levels?: RankJson[];
+
+  /**
+   * A named set instead of the levels (R14.5); giving both is INVALID_ARGUMENT.
+   *
+   * @generated from field: tractor.rules.v1.MustPlaySet named = 2;
+   */
+  named?: MustPlaySetJson;
 };
 
 /**
@@ -59,6 +73,71 @@ export type MustPlayJson = {
  */
 export const MustPlaySchema: GenMessage<MustPlay, {jsonType: MustPlayJson}> = /*@__PURE__*/
   messageDesc(file_tractor_rules_v1_types, 0);
+
+/**
+ * LEVEL-TABLE (R9.1): the level table as parameters. The three rulebooks' table is 40, 2 and 1; every
+ * preset keeps it. A field left unset keeps the preset's value.
+ *
+ * @generated from message tractor.rules.v1.LevelTable
+ */
+export type LevelTable = Message<"tractor.rules.v1.LevelTable"> & {
+  /**
+   * Points per level step: a multiple of 5, 5..200.
+   *
+   * @generated from field: uint32 step_points = 1;
+   */
+  stepPoints: number;
+
+  /**
+   * Steps from 0 to the take-over score (step_points x take_over_steps, at most 200).
+   *
+   * @generated from field: uint32 take_over_steps = 2;
+   */
+  takeOverSteps: number;
+
+  /**
+   * Steps at the take-over where nobody gains a level: 0 or 1 (the 80-115 band of the seeds' table).
+   *
+   * @generated from field: optional uint32 dead_zone_steps = 3;
+   */
+  deadZoneSteps?: number | undefined;
+};
+
+/**
+ * LEVEL-TABLE (R9.1): the level table as parameters. The three rulebooks' table is 40, 2 and 1; every
+ * preset keeps it. A field left unset keeps the preset's value.
+ *
+ * @generated from message tractor.rules.v1.LevelTable
+ */
+export type LevelTableJson = {
+  /**
+   * Points per level step: a multiple of 5, 5..200.
+   *
+   * @generated from field: uint32 step_points = 1;
+   */
+  stepPoints?: number;
+
+  /**
+   * Steps from 0 to the take-over score (step_points x take_over_steps, at most 200).
+   *
+   * @generated from field: uint32 take_over_steps = 2;
+   */
+  takeOverSteps?: number;
+
+  /**
+   * Steps at the take-over where nobody gains a level: 0 or 1 (the 80-115 band of the seeds' table).
+   *
+   * @generated from field: optional uint32 dead_zone_steps = 3;
+   */
+  deadZoneSteps?: number;
+};
+
+/**
+ * Describes the message tractor.rules.v1.LevelTable.
+ * Use `create(LevelTableSchema)` to create a new message.
+ */
+export const LevelTableSchema: GenMessage<LevelTable, {jsonType: LevelTableJson}> = /*@__PURE__*/
+  messageDesc(file_tractor_rules_v1_types, 1);
 
 /**
  * The rule variants a request is judged under: a named preset, then any overrides. Every override
@@ -151,6 +230,49 @@ export type Ruleset = Message<"tractor.rules.v1.Ruleset"> & {
    * @generated from field: tractor.rules.v1.JokerOverturn joker_overturn = 12;
    */
   jokerOverturn: JokerOverturn;
+
+  /**
+   * LEVEL-TABLE override (R9.1): when present, its set fields replace the preset's table parameters.
+   *
+   * @generated from field: tractor.rules.v1.LevelTable level_table = 13;
+   */
+  levelTable?: LevelTable | undefined;
+
+  /**
+   * THROW-PENALTY override (R14.2).
+   *
+   * @generated from field: tractor.rules.v1.ThrowPenalty throw_penalty = 14;
+   */
+  throwPenalty: ThrowPenalty;
+
+  /**
+   * THROW-PENALTY amount: points per attempt or per card, a multiple of 5, 5..100; unset means 10. Setting
+   * it while the penalty is none is INVALID_ARGUMENT.
+   *
+   * @generated from field: uint32 throw_penalty_points = 15;
+   */
+  throwPenaltyPoints: number;
+
+  /**
+   * FOLLOW override (R14.3).
+   *
+   * @generated from field: tractor.rules.v1.FollowRule follow_rule = 16;
+   */
+  followRule: FollowRule;
+
+  /**
+   * JACK override (R14.4).
+   *
+   * @generated from field: tractor.rules.v1.JackRule jack_rule = 17;
+   */
+  jackRule: JackRule;
+
+  /**
+   * NO-BID override (R14.6).
+   *
+   * @generated from field: tractor.rules.v1.NoBid no_bid = 18;
+   */
+  noBid: NoBid;
 };
 
 /**
@@ -244,6 +366,49 @@ export type RulesetJson = {
    * @generated from field: tractor.rules.v1.JokerOverturn joker_overturn = 12;
    */
   jokerOverturn?: JokerOverturnJson;
+
+  /**
+   * LEVEL-TABLE override (R9.1): when present, its set fields replace the preset's table parameters.
+   *
+   * @generated from field: tractor.rules.v1.LevelTable level_table = 13;
+   */
+  levelTable?: LevelTableJson;
+
+  /**
+   * THROW-PENALTY override (R14.2).
+   *
+   * @generated from field: tractor.rules.v1.ThrowPenalty throw_penalty = 14;
+   */
+  throwPenalty?: ThrowPenaltyJson;
+
+  /**
+   * THROW-PENALTY amount: points per attempt or per card, a multiple of 5, 5..100; unset means 10. Setting
+   * it while the penalty is none is INVALID_ARGUMENT.
+   *
+   * @generated from field: uint32 throw_penalty_points = 15;
+   */
+  throwPenaltyPoints?: number;
+
+  /**
+   * FOLLOW override (R14.3).
+   *
+   * @generated from field: tractor.rules.v1.FollowRule follow_rule = 16;
+   */
+  followRule?: FollowRuleJson;
+
+  /**
+   * JACK override (R14.4).
+   *
+   * @generated from field: tractor.rules.v1.JackRule jack_rule = 17;
+   */
+  jackRule?: JackRuleJson;
+
+  /**
+   * NO-BID override (R14.6).
+   *
+   * @generated from field: tractor.rules.v1.NoBid no_bid = 18;
+   */
+  noBid?: NoBidJson;
 };
 
 /**
@@ -251,7 +416,7 @@ export type RulesetJson = {
  * Use `create(RulesetSchema)` to create a new message.
  */
 export const RulesetSchema: GenMessage<Ruleset, {jsonType: RulesetJson}> = /*@__PURE__*/
-  messageDesc(file_tractor_rules_v1_types, 1);
+  messageDesc(file_tractor_rules_v1_types, 2);
 
 /**
  * The cards of one seat: a hand, or one play of a trick.
@@ -300,7 +465,7 @@ export type SeatCardsJson = {
  * Use `create(SeatCardsSchema)` to create a new message.
  */
 export const SeatCardsSchema: GenMessage<SeatCards, {jsonType: SeatCardsJson}> = /*@__PURE__*/
-  messageDesc(file_tractor_rules_v1_types, 2);
+  messageDesc(file_tractor_rules_v1_types, 3);
 
 /**
  * One single, pair or tractor inside a play (R3.6 decomposition).
@@ -363,7 +528,7 @@ export type ComponentJson = {
  * Use `create(ComponentSchema)` to create a new message.
  */
 export const ComponentSchema: GenMessage<Component, {jsonType: ComponentJson}> = /*@__PURE__*/
-  messageDesc(file_tractor_rules_v1_types, 3);
+  messageDesc(file_tractor_rules_v1_types, 4);
 
 /**
  * Evidence for a failed throw: a seat holds cards that beat one component of the throw (R4.4).
@@ -426,7 +591,7 @@ export type ThrowEvidenceJson = {
  * Use `create(ThrowEvidenceSchema)` to create a new message.
  */
 export const ThrowEvidenceSchema: GenMessage<ThrowEvidence, {jsonType: ThrowEvidenceJson}> = /*@__PURE__*/
-  messageDesc(file_tractor_rules_v1_types, 4);
+  messageDesc(file_tractor_rules_v1_types, 5);
 
 /**
  * The outcome of a multi-component lead (a throw).
@@ -517,7 +682,7 @@ export type ThrowOutcomeJson = {
  * Use `create(ThrowOutcomeSchema)` to create a new message.
  */
 export const ThrowOutcomeSchema: GenMessage<ThrowOutcome, {jsonType: ThrowOutcomeJson}> = /*@__PURE__*/
-  messageDesc(file_tractor_rules_v1_types, 5);
+  messageDesc(file_tractor_rules_v1_types, 6);
 
 /**
  * One card face. The two copies of a face are interchangeable (R1.3), so a face is all a card needs.
@@ -1520,6 +1685,220 @@ export const EndRuleSchema: GenEnum<EndRule, EndRuleJson> = /*@__PURE__*/
   enumDesc(file_tractor_rules_v1_types, 12);
 
 /**
+ * Named sets of must-play levels (R14.5).
+ *
+ * @generated from enum tractor.rules.v1.MustPlaySet
+ */
+export enum MustPlaySet {
+  /**
+   * No named set: the levels given, if any.
+   *
+   * @generated from enum value: MUST_PLAY_SET_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * 5, 10 and K must be played as the dealer team (rbtying/shengji's DefendPoints); A follows END (R9.6).
+   *
+   * @generated from enum value: MUST_PLAY_SET_DEFEND_POINTS = 1;
+   */
+  DEFEND_POINTS = 1,
+}
+
+/**
+ * Named sets of must-play levels (R14.5).
+ *
+ * @generated from enum tractor.rules.v1.MustPlaySet
+ */
+export type MustPlaySetJson = "MUST_PLAY_SET_UNSPECIFIED" | "MUST_PLAY_SET_DEFEND_POINTS";
+
+/**
+ * Describes the enum tractor.rules.v1.MustPlaySet.
+ */
+export const MustPlaySetSchema: GenEnum<MustPlaySet, MustPlaySetJson> = /*@__PURE__*/
+  enumDesc(file_tractor_rules_v1_types, 13);
+
+/**
+ * NO-BID (R10.8, R14.6): the contract when nobody declares.
+ *
+ * @generated from enum tractor.rules.v1.NoBid
+ */
+export enum NoBid {
+  /**
+   * The preset's value (every preset: no-trump).
+   *
+   * @generated from enum value: NO_BID_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * R10.8: no-trump, O = 1.
+   *
+   * @generated from enum value: NO_BID_NO_TRUMP = 1;
+   */
+  NO_TRUMP = 1,
+
+  /**
+   * The bottom is turned up in order; the first card with a suit names the trump suit.
+   *
+   * @generated from enum value: NO_BID_BOTTOM_FIRST_CARD = 2;
+   */
+  BOTTOM_FIRST_CARD = 2,
+
+  /**
+   * The bottom is turned up until the first level card, whose suit is trump; without one, the suit of the
+   * highest card (the first of equal ones). rbtying/shengji's kitty bid.
+   *
+   * @generated from enum value: NO_BID_BOTTOM_LEVEL_OR_HIGHEST = 3;
+   */
+  BOTTOM_LEVEL_OR_HIGHEST = 3,
+}
+
+/**
+ * NO-BID (R10.8, R14.6): the contract when nobody declares.
+ *
+ * @generated from enum tractor.rules.v1.NoBid
+ */
+export type NoBidJson = "NO_BID_UNSPECIFIED" | "NO_BID_NO_TRUMP" | "NO_BID_BOTTOM_FIRST_CARD" | "NO_BID_BOTTOM_LEVEL_OR_HIGHEST";
+
+/**
+ * Describes the enum tractor.rules.v1.NoBid.
+ */
+export const NoBidSchema: GenEnum<NoBid, NoBidJson> = /*@__PURE__*/
+  enumDesc(file_tractor_rules_v1_types, 14);
+
+/**
+ * FOLLOW (R14.3): what a follower owes beyond the count (R5.1) and the category (R5.2).
+ *
+ * @generated from enum tractor.rules.v1.FollowRule
+ */
+export enum FollowRule {
+  /**
+   * The preset's value (every preset: structure).
+   *
+   * @generated from enum value: FOLLOW_RULE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * R5.3: pairs and tractors are owed.
+   *
+   * @generated from enum value: FOLLOW_RULE_STRUCTURE = 1;
+   */
+  STRUCTURE = 1,
+
+  /**
+   * Only the category is enforced; R5.3 is off (rbtying/shengji's NoFormatBasedDraw).
+   *
+   * @generated from enum value: FOLLOW_RULE_SUIT_ONLY = 2;
+   */
+  SUIT_ONLY = 2,
+}
+
+/**
+ * FOLLOW (R14.3): what a follower owes beyond the count (R5.1) and the category (R5.2).
+ *
+ * @generated from enum tractor.rules.v1.FollowRule
+ */
+export type FollowRuleJson = "FOLLOW_RULE_UNSPECIFIED" | "FOLLOW_RULE_STRUCTURE" | "FOLLOW_RULE_SUIT_ONLY";
+
+/**
+ * Describes the enum tractor.rules.v1.FollowRule.
+ */
+export const FollowRuleSchema: GenEnum<FollowRule, FollowRuleJson> = /*@__PURE__*/
+  enumDesc(file_tractor_rules_v1_types, 15);
+
+/**
+ * JACK (R14.4, 勾J): a single jack winning the last trick sends the dealer team back to 2.
+ *
+ * @generated from enum tractor.rules.v1.JackRule
+ */
+export enum JackRule {
+  /**
+   * The preset's value (every preset: none).
+   *
+   * @generated from enum value: JACK_RULE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * No jack rule.
+   *
+   * @generated from enum value: JACK_RULE_NONE = 1;
+   */
+  NONE = 1,
+
+  /**
+   * At level J, the attackers winning the last trick with a single jack reset the dealer team to 2 before
+   * the hand's level changes apply (rbtying/shengji's BackToTwoSetting::SingleJack).
+   *
+   * @generated from enum value: JACK_RULE_SINGLE_JACK = 2;
+   */
+  SINGLE_JACK = 2,
+}
+
+/**
+ * JACK (R14.4, 勾J): a single jack winning the last trick sends the dealer team back to 2.
+ *
+ * @generated from enum tractor.rules.v1.JackRule
+ */
+export type JackRuleJson = "JACK_RULE_UNSPECIFIED" | "JACK_RULE_NONE" | "JACK_RULE_SINGLE_JACK";
+
+/**
+ * Describes the enum tractor.rules.v1.JackRule.
+ */
+export const JackRuleSchema: GenEnum<JackRule, JackRuleJson> = /*@__PURE__*/
+  enumDesc(file_tractor_rules_v1_types, 16);
+
+/**
+ * THROW-PENALTY (R14.2): what a failed throw (R4.7) costs the thrower's side.
+ *
+ * @generated from enum tractor.rules.v1.ThrowPenalty
+ */
+export enum ThrowPenalty {
+  /**
+   * The preset's value (every preset: none).
+   *
+   * @generated from enum value: THROW_PENALTY_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * R4.7: no point penalty.
+   *
+   * @generated from enum value: THROW_PENALTY_NONE = 1;
+   */
+  NONE = 1,
+
+  /**
+   * throw_penalty_points for each failed throw (rbtying/shengji: 10).
+   *
+   * @generated from enum value: THROW_PENALTY_PER_ATTEMPT = 2;
+   */
+  PER_ATTEMPT = 2,
+
+  /**
+   * throw_penalty_points for each card of each failed attempt.
+   *
+   * @generated from enum value: THROW_PENALTY_PER_CARD = 3;
+   */
+  PER_CARD = 3,
+}
+
+/**
+ * THROW-PENALTY (R14.2): what a failed throw (R4.7) costs the thrower's side.
+ *
+ * @generated from enum tractor.rules.v1.ThrowPenalty
+ */
+export type ThrowPenaltyJson = "THROW_PENALTY_UNSPECIFIED" | "THROW_PENALTY_NONE" | "THROW_PENALTY_PER_ATTEMPT" | "THROW_PENALTY_PER_CARD";
+
+/**
+ * Describes the enum tractor.rules.v1.ThrowPenalty.
+ */
+export const ThrowPenaltySchema: GenEnum<ThrowPenalty, ThrowPenaltyJson> = /*@__PURE__*/
+  enumDesc(file_tractor_rules_v1_types, 17);
+
+/**
  * What a set of cards is as a lead (R3, R4.3).
  *
  * @generated from enum tractor.rules.v1.Shape
@@ -1579,7 +1958,7 @@ export type ShapeJson = "SHAPE_UNSPECIFIED" | "SHAPE_SINGLE" | "SHAPE_PAIR" | "S
  * Describes the enum tractor.rules.v1.Shape.
  */
 export const ShapeSchema: GenEnum<Shape, ShapeJson> = /*@__PURE__*/
-  enumDesc(file_tractor_rules_v1_types, 13);
+  enumDesc(file_tractor_rules_v1_types, 18);
 
 /**
  * The kind of one component of a play.
@@ -1627,7 +2006,7 @@ export type ComponentTypeJson = "COMPONENT_TYPE_UNSPECIFIED" | "COMPONENT_TYPE_S
  * Describes the enum tractor.rules.v1.ComponentType.
  */
 export const ComponentTypeSchema: GenEnum<ComponentType, ComponentTypeJson> = /*@__PURE__*/
-  enumDesc(file_tractor_rules_v1_types, 14);
+  enumDesc(file_tractor_rules_v1_types, 19);
 
 /**
  * Why a play or a bury is illegal. An illegal play is an answer (status OK), never an error.
@@ -1703,7 +2082,7 @@ export type ViolationJson = "VIOLATION_UNSPECIFIED" | "VIOLATION_EMPTY_PLAY" | "
  * Describes the enum tractor.rules.v1.Violation.
  */
 export const ViolationSchema: GenEnum<Violation, ViolationJson> = /*@__PURE__*/
-  enumDesc(file_tractor_rules_v1_types, 15);
+  enumDesc(file_tractor_rules_v1_types, 20);
 
 /**
  * Whether a throw is played as it is (R4.4-R4.7).
@@ -1744,5 +2123,5 @@ export type ThrowResultJson = "THROW_RESULT_UNSPECIFIED" | "THROW_RESULT_SUCCEED
  * Describes the enum tractor.rules.v1.ThrowResult.
  */
 export const ThrowResultSchema: GenEnum<ThrowResult, ThrowResultJson> = /*@__PURE__*/
-  enumDesc(file_tractor_rules_v1_types, 16);
+  enumDesc(file_tractor_rules_v1_types, 21);
 

@@ -1,0 +1,89 @@
+"""R14's house rules on the wire where the worked cases cannot reach: AuditHand charges the failed throws
+it finds in a record (R14.2), and a request without the new fields answers as before."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from rules_core.audit import HandRecord, audit_hand
+from rules_core.cards import PLAYERS, faces_of
+from rules_core.rules import DEFAULT_RULES, JackRule, ThrowPenalty
+from rules_core.selfplay import play_hand
+from services.convert import cards_out, rank_out
+from tractor.rules.v1 import rules_service_pb2 as pb
+from tractor.rules.v1 import rules_service_pb2_grpc, types_pb2
+
+Stub = rules_service_pb2_grpc.RulesServiceStub
+
+
+@pytest.fixture(scope="module")
+def thrown() -> HandRecord:
+    """A self-played hand with failed throws in it (the first seed that has one)."""
+    hands = (play_hand(seed=seed) for seed in range(100))
+    return next(hand for hand in hands if any(t.attempted for t in hand.tricks))
+
+
+def audit_request(
+    record: HandRecord, leaders: tuple[int, ...], ruleset: types_pb2.Ruleset
+) -> pb.AuditHandRequest:
+    """The record as a client sends it: every trick's plays by seat, a failed throw's whole attempt."""
+    return pb.AuditHandRequest(
+        ruleset=ruleset,
+        level=rank_out(record.level),
+        attacker_level=rank_out(record.attacker_level),
+        hands=[
+            types_pb2.SeatCards(seat=seat, cards=cards_out(faces_of(hand)))
+            for seat, hand in enumerate(record.deal)
+        ],
+        bottom=cards_out(record.bottom),
+        declarations=[pb.Declaration(seat=d.seat, cards=cards_out(d.cards)) for d in record.declarations],
+        first_hand=record.first_hand,
+        first_seated=record.first_seated,
+        buried=cards_out(record.buried),
+        tricks=[
+            pb.RecordedTrick(
+                plays=[
+                    types_pb2.SeatCards(seat=(leader + i) % PLAYERS, cards=cards_out(play))
+                    for i, play in enumerate(trick.plays)
+                ],
+                attempted_lead=cards_out(trick.attempted),
+            )
+            for trick, leader in zip(record.tricks, leaders, strict=True)
+        ],
+    )
+
+
+@pytest.mark.parametrize("kind", [ThrowPenalty.PER_ATTEMPT, ThrowPenalty.PER_CARD])
+def test_audit_charges_failed_throws(stub: Stub, thrown: HandRecord, kind: ThrowPenalty) -> None:
+    """R14.2: the wire's settlement is the engine's, its throw_penalty included; without the option, 0."""
+    rules = dataclasses.replace(DEFAULT_RULES, throw_penalty=kind, throw_penalty_points=15)
+    audit = audit_hand(rules, thrown)
+    assert audit.valid and audit.settlement is not None, audit.error
+    penalty = types_pb2.ThrowPenalty.Value(f"THROW_PENALTY_{kind.name}")
+    ruleset = types_pb2.Ruleset(throw_penalty=penalty, throw_penalty_points=15)
+    response = stub.AuditHand(audit_request(thrown, audit.leaders, ruleset), timeout=10)
+    assert response.valid
+    assert response.settlement.throw_penalty == audit.settlement.throw_penalty
+    assert response.settlement.levels_gained == audit.settlement.g
+    assert response.settlement.winner == (1 if audit.settlement.winner_side.value == "dealer_team" else 2)
+    plain = stub.AuditHand(audit_request(thrown, audit.leaders, types_pb2.Ruleset()), timeout=10)
+    assert plain.valid and plain.settlement.throw_penalty == 0
+    assert plain.score == response.score  # R14.2 moves the settlement's score, not the cards' points
+
+
+def test_audit_applies_the_jack_rule(stub: Stub) -> None:
+    """R14.4: seed 1 at J ends with the attackers winning the last trick with a single jack; the wire's
+    audit resets the dealer team to 2 under the rule and not without it."""
+    rules = dataclasses.replace(DEFAULT_RULES, jack_rule=JackRule.SINGLE_JACK)
+    record = play_hand(seed=1, rules=rules, level=11)
+    audit = audit_hand(rules, record)
+    assert audit.valid and audit.settlement is not None and audit.settlement.back_to_two, audit.error
+    ruled = types_pb2.Ruleset(jack_rule=types_pb2.JACK_RULE_SINGLE_JACK)
+    response = stub.AuditHand(audit_request(record, audit.leaders, ruled), timeout=10)
+    assert response.valid and response.settlement.back_to_two
+    assert response.settlement.dealer_team_level_after == types_pb2.RANK_2
+    plain = stub.AuditHand(audit_request(record, audit.leaders, types_pb2.Ruleset()), timeout=10)
+    assert plain.valid and not plain.settlement.back_to_two
+    assert plain.settlement.dealer_team_level_after != types_pb2.RANK_2
