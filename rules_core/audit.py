@@ -170,13 +170,13 @@ def audit_hand(rules: Rules, record: HandRecord, *, stake: Stake | None = None) 
         for d in record.declarations
     )
     bidding = resolve_declarations(
-        rules=replace(rules, no_bid=NoBid.NO_TRUMP) if deal_error else rules,  # R14.6 needs a real bottom
+        rules=replace(rules, no_bid=NoBid.NO_TRUMP) if deal_error else rules,  # R16.6 needs a real bottom
         level=record.level,
         sequence=shown,
         first_hand=record.first_hand,
         first_seated=record.first_seated,
         dealer=None if record.first_hand else record.dealer,
-        bottom=None if deal_error else record.bottom,  # R14.6: the bottom as the dealer picks it up
+        bottom=None if deal_error else record.bottom,  # R16.6: the bottom as the dealer picks it up
     )
     dealer = bidding.dealer
 
@@ -195,7 +195,7 @@ def audit_hand(rules: Rules, record: HandRecord, *, stake: Stake | None = None) 
     ctx = trump_context(record.level, bidding.contract)
     results: list[TrickResult] = []
     leader, score = dealer, 0
-    failed: list[FailedThrow] = []  # R14.2: what THROW-PENALTY charges
+    failed: list[FailedThrow] = []  # R16.2: what THROW-PENALTY charges
     for index, trick in enumerate(record.tricks):
         if trick.leader is not None and trick.leader != leader:
             message = (
@@ -241,7 +241,7 @@ def audit_hand(rules: Rules, record: HandRecord, *, stake: Stake | None = None) 
 def _last_win(
     results: Sequence[TrickResult], tricks: Sequence[TrickRecord], dealer: int
 ) -> tuple[int, tuple[int, ...]] | None:
-    """The last trick's winner and the cards he won with (R14.4's single jack is read off them)."""
+    """The last trick's winner and the cards he won with (R16.4's single jack is read off them)."""
     if not results:
         return None
     leaders = (dealer, *(result.winner for result in results))
@@ -294,7 +294,7 @@ def _check_trick(
         play = trick.plays[offset]
         follow = check_follow(
             ctx, hand=hands[seat], lead=lead, play=play, structure=rules.follow is FollowRule.STRUCTURE
-        )  # R14.3
+        )  # R16.3
         if isinstance(follow, Illegal):
             return AuditError(Finding.ILLEGAL_FOLLOW, follow.message, index, seat, follow.reason)
     return None

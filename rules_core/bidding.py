@@ -180,7 +180,7 @@ class Bidding:
     rejections: tuple[Rejection, ...]
     """The rejected acts, in sequence order."""
     bottom_revealed: int = 0
-    """R14.6: how many bottom cards were turned up to fix the contract (0: none were)."""
+    """R16.6: how many bottom cards were turned up to fix the contract (0: none were)."""
 
     @property
     def rejected(self) -> tuple[int, ...]:
@@ -254,7 +254,7 @@ def resolve_declarations(
     """Replay one deal's declarations in time order (R10.3–R10.8).
 
     ``bottom`` is the 8 bottom cards in the order they lie, needed only when nobody declares under a
-    NO-BID from the bottom (R14.6).
+    NO-BID from the bottom (R16.6).
 
     ``first_seated`` is the first hand's dealer when nobody declares (R10.8); ``dealer`` is the rotation
     dealer of a later hand (R10.7) and must be None in the first hand, whose dealer the bidding decides.
@@ -294,7 +294,7 @@ def resolve_declarations(
 
 
 def _validate_bottom(bottom: Sequence[int]) -> None:
-    """R14.6's bottom: exactly 8 cards, no face more than twice (checked whenever one is given)."""
+    """R16.6's bottom: exactly 8 cards, no face more than twice (checked whenever one is given)."""
     if len(bottom) != BOTTOM_SIZE:
         raise InvalidArgumentError(
             "bottom", Problem.BAD_SIZE, f"the bottom holds {BOTTOM_SIZE} cards, got {len(bottom)}"
@@ -303,7 +303,7 @@ def _validate_bottom(bottom: Sequence[int]) -> None:
 
 
 def bottom_trump(rule: NoBid, level: int, bottom: Sequence[int] | None) -> tuple[Suit, int]:
-    """R14.6: the trump suit the bottom names and how many of its cards were turned up. Jokers name no
+    """R16.6: the trump suit the bottom names and how many of its cards were turned up. Jokers name no
     suit and are passed over; there are at most four, so a suit is always found.
 
     >>> from rules_core.cards import parse_cards
@@ -315,7 +315,7 @@ def bottom_trump(rule: NoBid, level: int, bottom: Sequence[int] | None) -> tuple
     """
     if bottom is None:
         raise InvalidArgumentError(
-            "bottom", Problem.MISSING, "nobody declared: the bottom names the trump (R14.6), give its 8 cards"
+            "bottom", Problem.MISSING, "nobody declared: the bottom names the trump (R16.6), give its 8 cards"
         )
     _validate_bottom(bottom)
     suited = [(i, face) for i, face in enumerate(bottom) if face < SMALL_JOKER]

@@ -27,7 +27,7 @@ def check_follow(
 ) -> Legal | Illegal:
     """Validate ``play`` from ``hand`` against the cards actually ``lead`` (R5). Never raises for an illegal
     play; raises InvalidArgumentError only for a malformed lead (empty, or from two categories).
-    ``structure`` False is FOLLOW-SUIT-ONLY (R14.3): R5.3 is not applied."""
+    ``structure`` False is FOLLOW-SUIT-ONLY (R16.3): R5.3 is not applied."""
     led = decompose(ctx, lead)
     if led.category is None or not lead:
         raise InvalidArgumentError(
@@ -66,7 +66,7 @@ def follow_verdict(
             required=_some_cards(ctx, hand, held_faces, count),
         )
     steps = obligations(led)
-    if h_size <= n or not steps or not structure:  # R5.3: more held than led; off under R14.3
+    if h_size <= n or not steps or not structure:  # R5.3: more held than led; off under R16.3
         return Legal(shape)
     strength = ctx.strength
     held = profile(ctx.rungs(category), (strength[f] for f in held_faces if hand[f] == 2))

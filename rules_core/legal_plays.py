@@ -43,7 +43,7 @@ def legal_plays(
     ctx: TrumpContext, *, hand: Hand, lead: Sequence[int] = (), limit: int = 100, structure: bool = True
 ) -> PlayList:
     """Up to ``limit`` distinct legal plays from ``hand``: follows of ``lead``, or leads when it is empty.
-    ``structure`` False lists the follows of FOLLOW-SUIT-ONLY (R14.3): R5.3 is not applied."""
+    ``structure`` False lists the follows of FOLLOW-SUIT-ONLY (R16.3): R5.3 is not applied."""
     if not 1 <= limit <= MAX_LIMIT:
         raise InvalidArgumentError(
             "max_plays", Problem.OUT_OF_RANGE, f"the limit (max_plays) is 1..{MAX_LIMIT}, got {limit}"
@@ -107,7 +107,7 @@ def _follows(
         for extra in _multiset_choices(rest, n - len(own)):
             yield (*own, *extra)
         return
-    if not structure:  # R14.3 FOLLOW-SUIT-ONLY: any n cards of the category
+    if not structure:  # R16.3 FOLLOW-SUIT-ONLY: any n cards of the category
         yield from _multiset_choices(own, n)
         return
     pairs = [face for face in reversed(ctx.faces[led.category]) if hand[face] == 2]

@@ -97,7 +97,7 @@ class EndRule(StrEnum):
 
 
 class MustPlaySet(StrEnum):
-    """Named sets of must-play levels (R9.5, R14.5): the MUST-PLAY mechanism under a table's name."""
+    """Named sets of must-play levels (R9.5, R16.5): the MUST-PLAY mechanism under a table's name."""
 
     DEFEND_POINTS = "DEFEND_POINTS"
     """5, 10 and K, the point ranks, must be played as the dealer team (rbtying/shengji's ``DefendPoints``);
@@ -107,11 +107,11 @@ class MustPlaySet(StrEnum):
 MUST_PLAY_SETS: Final[dict[MustPlaySet, frozenset[int]]] = {
     MustPlaySet.DEFEND_POINTS: frozenset({5, 10, 13}),
 }
-"""R14.5: each named set's levels."""
+"""R16.5: each named set's levels."""
 
 
 class NoBid(StrEnum):
-    """NO-BID (R10.8, R14.6): the contract when nobody declares."""
+    """NO-BID (R10.8, R16.6): the contract when nobody declares."""
 
     NO_TRUMP = "NO_TRUMP"
     """R10.8: no-trump, O = 1 (every preset)."""
@@ -123,7 +123,7 @@ class NoBid(StrEnum):
 
 
 class FollowRule(StrEnum):
-    """FOLLOW (R14.3): what a follower owes beyond the count (R5.1) and the category (R5.2)."""
+    """FOLLOW (R16.3): what a follower owes beyond the count (R5.1) and the category (R5.2)."""
 
     STRUCTURE = "STRUCTURE"
     """R5.3: pairs and tractors are owed (every preset)."""
@@ -132,7 +132,7 @@ class FollowRule(StrEnum):
 
 
 class JackRule(StrEnum):
-    """JACK (R14.4, 勾J): whether a single jack winning the last trick sends the dealer team back to 2."""
+    """JACK (R16.4, 勾J): whether a single jack winning the last trick sends the dealer team back to 2."""
 
     NONE = "NONE"
     """No such rule (every preset)."""
@@ -142,7 +142,7 @@ class JackRule(StrEnum):
 
 
 class ThrowPenalty(StrEnum):
-    """THROW-PENALTY (R14.2): what a failed throw (R4.7) costs the thrower's side."""
+    """THROW-PENALTY (R16.2): what a failed throw (R4.7) costs the thrower's side."""
 
     NONE = "NONE"
     """R4.7: no point penalty (every preset)."""
@@ -153,7 +153,7 @@ class ThrowPenalty(StrEnum):
 
 
 MAX_PENALTY_POINTS: Final = 100
-"""R14.2: the most one unit of a throw penalty may cost."""
+"""R16.2: the most one unit of a throw penalty may cost."""
 
 MAX_TABLE_POINTS: Final = 200
 """R8.1: the points in both decks; a take-over score above them only a dig could reach (LEVEL-TABLE)."""
@@ -240,15 +240,15 @@ class Rules:
     level_table: LevelTable = SEEDS_TABLE
     """LEVEL-TABLE: the level table's parameters (R9.1); every preset keeps the seeds' table."""
     throw_penalty: ThrowPenalty = ThrowPenalty.NONE
-    """THROW-PENALTY: failed throws cost points (R14.2); NONE in every preset (R4.7)."""
+    """THROW-PENALTY: failed throws cost points (R16.2); NONE in every preset (R4.7)."""
     throw_penalty_points: int = 10
     """THROW-PENALTY: points per attempt or per card, a multiple of 5 (R8.1), 5..100; inert under NONE."""
     follow: FollowRule = FollowRule.STRUCTURE
-    """FOLLOW: R5.3's structure obligations, or the category alone (R14.3)."""
+    """FOLLOW: R5.3's structure obligations, or the category alone (R16.3)."""
     no_bid: NoBid = NoBid.NO_TRUMP
-    """NO-BID: R10.8's no-trump, or trump from the bottom (R14.6)."""
+    """NO-BID: R10.8's no-trump, or trump from the bottom (R16.6)."""
     jack_rule: JackRule = JackRule.NONE
-    """JACK (勾J, R14.4): the dealer team at J goes back to 2 when dug with a single jack."""
+    """JACK (勾J, R16.4): the dealer team at J goes back to 2 when dug with a single jack."""
 
     def __post_init__(self) -> None:
         for name, kind in _FIELD_TYPES.items():

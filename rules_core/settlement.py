@@ -76,10 +76,10 @@ class Settlement:
     K: int
     """R12.5: the Tao Dou score coefficient, limited by the must-play cap (RULES.md's letter K)."""
     throw_penalty: int = 0
-    """R14.2: points the failed throws added to the attackers' score (negative when they cost the
+    """R16.2: points the failed throws added to the attackers' score (negative when they cost the
     attackers); the table was read at score + throw_penalty, which may be below zero."""
     back_to_two: bool = False
-    """R14.4 (勾J): the dealer team was reset to 2 before the hand's level changes applied."""
+    """R16.4 (勾J): the dealer team was reset to 2 before the hand's level changes applied."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,14 +88,14 @@ class FailedThrow:
 
     seat: int
     cards: int
-    """The cards of the whole attempt (R14.2's per-card unit), 2..25."""
+    """The cards of the whole attempt (R16.2's per-card unit), 2..25."""
 
 
 JACK: Final = 11
-"""The level of the jack rule (R14.4)."""
+"""The level of the jack rule (R16.4)."""
 
 MAX_FAILED_THROWS: Final = 25
-"""A hand has at most 25 tricks, so at most 25 failed throws (R14.2)."""
+"""A hand has at most 25 tricks, so at most 25 failed throws (R16.2)."""
 
 
 def check_int(name: str, value: object, *, low: int = 0, high: int | None = None) -> None:
@@ -153,7 +153,7 @@ def _gain(score: int, table: LevelTable) -> int:
     >>> [level_gain(s, LevelTable(30, 3, 0)) for s in (0, 5, 30, 85, 90, 115, 120)]
     [4, 3, 2, 1, 1, 1, 2]
 
-    Below zero (failed-throw penalties, R14.2) every started step adds one more level:
+    Below zero (failed-throw penalties, R16.2) every started step adds one more level:
     >>> [_gain(s, SEEDS_TABLE) for s in (-5, -40, -45, -80, -85)]
     [4, 4, 5, 5, 6]
     """
@@ -162,7 +162,7 @@ def _gain(score: int, table: LevelTable) -> int:
         return (score - take_over) // step + 1 - table.dead_zone_steps
     if score > 0:
         return table.take_over_steps - score // step
-    return table.take_over_steps + 1 + (step - 1 - score) // step  # R14.2: 0, then one per step below
+    return table.take_over_steps + 1 + (step - 1 - score) // step  # R16.2: 0, then one per step below
 
 
 def score_coefficient(score: int, *, g_eff: int | None = None, table: LevelTable = SEEDS_TABLE) -> int:
@@ -181,7 +181,7 @@ def score_coefficient(score: int, *, g_eff: int | None = None, table: LevelTable
 
 
 def final_coefficient(score: int, g_eff: int | None, table: LevelTable) -> int:
-    """R12.5 at any final score, a penalised one below zero included (R14.2)."""
+    """R12.5 at any final score, a penalised one below zero included (R16.2)."""
     coefficient = min(_gain(score, table) + 1, MAX_COEFFICIENT)
     if g_eff is None:
         return coefficient
@@ -225,7 +225,7 @@ def capped_level(*, must_play: frozenset[int], level: int, gain: int, was_dealer
 
 
 def throw_penalty(rules: Rules, dealer_seat: int, failed: Sequence[FailedThrow]) -> int:
-    """R14.2: the points the failed throws add to the attackers' score: minus the penalty for each of the
+    """R16.2: the points the failed throws add to the attackers' score: minus the penalty for each of the
     attackers' failures, plus it for each of the dealer team's; 0 under ``ThrowPenalty.NONE`` (R4.7).
 
     >>> from dataclasses import replace
@@ -244,14 +244,14 @@ def throw_penalty(rules: Rules, dealer_seat: int, failed: Sequence[FailedThrow])
         check_int(f"failed_throws[{i}].cards", attempt.cards, low=2, high=25)
         units = attempt.cards if rules.throw_penalty is ThrowPenalty.PER_CARD else 1
         cost = units * rules.throw_penalty_points
-        total += cost if (attempt.seat - dealer_seat) % 2 == 0 else -cost  # R14.2: the thrower's side pays
+        total += cost if (attempt.seat - dealer_seat) % 2 == 0 else -cost  # R16.2: the thrower's side pays
     return 0 if rules.throw_penalty is ThrowPenalty.NONE else total
 
 
 def back_to_two(
     rules: Rules, dealer_seat: int, dealer_level: int, last_trick_win: tuple[int, Sequence[int]] | None
 ) -> bool:
-    """R14.4 (勾J): whether the dealer team, playing J, goes back to 2: an attacker won the last trick
+    """R16.4 (勾J): whether the dealer team, playing J, goes back to 2: an attacker won the last trick
     with a single jack. ``last_trick_win`` is the winner's seat and the cards he won with (checked
     whatever the rule, so a malformed one is refused under every ruleset).
 
@@ -291,14 +291,14 @@ def settle_hand(
     last_trick_win: tuple[int, Sequence[int]] | None = None,
 ) -> Settlement:
     """R9: settle a hand from the two teams' levels (2..14) and the attackers' final score; with
-    THROW-PENALTY (R14.2) the failed throws move that score first, possibly below zero; with the jack
-    rule (R14.4) a dealer team dug at J by a single jack is reset to 2 before the level changes apply."""
+    THROW-PENALTY (R16.2) the failed throws move that score first, possibly below zero; with the jack
+    rule (R16.4) a dealer team dug at J by a single jack is reset to 2 before the level changes apply."""
     check_seat("dealer_seat", dealer_seat)
     check_level("dealer_level", dealer_level)
     check_level("attacker_level", attacker_level)
     check_score(score)
     reset = back_to_two(rules, dealer_seat, dealer_level, last_trick_win)
-    dealer_from = LOWEST_LEVEL if reset else dealer_level  # R14.4: "all rank changes apply after the reset"
+    dealer_from = LOWEST_LEVEL if reset else dealer_level  # R16.4: "all rank changes apply after the reset"
     table = rules.level_table
     penalty = throw_penalty(rules, dealer_seat, failed_throws)
     final = score + penalty

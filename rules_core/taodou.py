@@ -120,7 +120,7 @@ def settle_coins(
     ``dealer_level`` is the level the hand was played at (R12.3), ``g_eff`` is ``Settlement.g_eff`` (None:
     no must-play cap) and ``rake_bp`` is the rake r in basis points, 0..10,000 (1250 is 12.5 %).
     ``balances`` are the four seats' coins before settlement; without them every loser pays in full.
-    ``throw_penalty`` is ``Settlement.throw_penalty`` (R14.2): K and the winners follow the moved score.
+    ``throw_penalty`` is ``Settlement.throw_penalty`` (R16.2): K and the winners follow the moved score.
     """
     check_coins_enabled(rules)
     check_stake(base=base, dealer_level=dealer_level, overturn=overturn)
@@ -128,7 +128,7 @@ def settle_coins(
     check_int("rake_bp", rake_bp, high=BASIS_POINTS)
     wallets = _check_balances(balances)
     check_score(score)
-    final = score + throw_penalty  # R14.2
+    final = score + throw_penalty  # R16.2
     coefficient = final_coefficient(final, g_eff, rules.level_table)
     total = base * dealer_level * overturn * coefficient  # R12.1
     winners = Side.DEALER_TEAM if final < rules.level_table.take_over else Side.ATTACKERS  # R12.6

@@ -265,7 +265,7 @@ def _check_plays(
     if isinstance(lead, Illegal):
         return (lead,)
     assert lead.play.category is not None
-    structure = rules.follow is FollowRule.STRUCTURE  # R14.3
+    structure = rules.follow is FollowRule.STRUCTURE  # R16.3
     follows = (
         follow_verdict(
             ctx,

@@ -124,7 +124,7 @@ def validate_play(
             led=turn.led,
             play=cards,
             shape=_shape(ctx, shape, cards),
-            structure=rules.follow is FollowRule.STRUCTURE,  # R14.3
+            structure=rules.follow is FollowRule.STRUCTURE,  # R16.3
         )
         return PlayVerdict(follow, shape)
     held: Mapping[int, Hand] = {}
@@ -288,7 +288,7 @@ def list_plays(
         hand=turn.hand,
         lead=turn.lead,
         limit=limit or DEFAULT_LIMIT,
-        structure=rules.follow is FollowRule.STRUCTURE,  # R14.3
+        structure=rules.follow is FollowRule.STRUCTURE,  # R16.3
     )
     if not rank or view is None:
         return Listing(tuple((play, decompose(ctx, play)) for play in listing.plays), listing.truncated)

@@ -200,13 +200,13 @@ def ruleset(message: t.Ruleset, path: str = "ruleset") -> tuple[Rules, str]:
         raise invalid(
             f"{path}.throw_penalty_points",
             Reason.INCONSISTENT,
-            "a throw penalty amount needs a throw_penalty other than NONE (R14.2)",
+            "a throw penalty amount needs a throw_penalty other than NONE (R16.2)",
         )
     return rules, preset
 
 
 def must_play_set(message: t.MustPlay, path: str) -> frozenset[int]:
-    """R14.5: a named must-play set's levels; a named set and levels together are a conflict."""
+    """R16.5: a named must-play set's levels; a named set and levels together are a conflict."""
     named = _enum(message.named, t.MustPlaySet, "MUST_PLAY_SET_", MustPlaySet, f"{path}.named")
     if message.levels:
         raise invalid(
@@ -218,7 +218,7 @@ def must_play_set(message: t.MustPlay, path: str) -> frozenset[int]:
 
 
 def failed_throws(values: Sequence[Any]) -> tuple[FailedThrow, ...]:
-    """R14.2: a hand's failed throws; their count is checked before any is read (a hand has 25 tricks)."""
+    """R16.2: a hand's failed throws; their count is checked before any is read (a hand has 25 tricks)."""
     if len(values) > MAX_FAILED_THROWS:
         raise invalid(
             "failed_throws", Reason.BAD_SIZE, f"a hand has at most {MAX_FAILED_THROWS} failed throws"
@@ -227,7 +227,7 @@ def failed_throws(values: Sequence[Any]) -> tuple[FailedThrow, ...]:
 
 
 def last_trick_winner(message: t.SeatCards, path: str = "last_trick_winner") -> tuple[int, tuple[int, ...]]:
-    """R14.4: the last trick's winner and his winning cards; their game checks are rules_core's."""
+    """R16.4: the last trick's winner and his winning cards; their game checks are rules_core's."""
     return message.seat, cards(message.cards, f"{path}.cards")
 
 

@@ -250,7 +250,7 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
             first_hand=request.first_hand,
             first_seated=request.first_seated,
             dealer=request.dealer if request.HasField("dealer") else None,
-            bottom=convert.cards(request.bottom, "bottom") if request.bottom else None,  # R14.6
+            bottom=convert.cards(request.bottom, "bottom") if request.bottom else None,  # R16.6
         )
         for act in result.acts:
             self._metrics.count(

@@ -75,11 +75,11 @@ BOUNDS: Final[Mapping[str, Mapping[str, int]]] = {
     "SettleHand": {
         **_RULESET,
         **_STAKE,
-        "failed_throws": MAX_FAILED_THROWS,  # R14.2
-        "last_trick_winner.cards": HAND_SIZE,  # R14.4
+        "failed_throws": MAX_FAILED_THROWS,  # R16.2
+        "last_trick_winner.cards": HAND_SIZE,  # R16.4
     },
     "CalculatePenalty": {**_RULESET, "dealer_hand": DEALER_HAND_SIZE, "bottom": BOTTOM_SIZE},
-    "ValidateDeclaration": {**_RULESET, **_DECLARATIONS, "bottom": BOTTOM_SIZE},  # R14.6
+    "ValidateDeclaration": {**_RULESET, **_DECLARATIONS, "bottom": BOTTOM_SIZE},  # R16.6
     "ValidateBury": {**_RULESET, "hand": DEALER_HAND_SIZE, "bury": MAX_CARDS},
     "ListLegalPlays": {**_TURN, **_SO_FAR},
     "SuggestPlay": {**_TURN, **_SO_FAR},

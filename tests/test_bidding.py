@@ -83,7 +83,7 @@ def test_worked_case(case: Case) -> None:
         sequence=sequence,
         first_hand=given_["first_hand"],
         first_seated=seat(given_["first_seated"]),
-        bottom=cards(given_["bottom"]) if "bottom" in given_ else None,  # R14.6
+        bottom=cards(given_["bottom"]) if "bottom" in given_ else None,  # R16.6
     )
     dealer = f"P{result.dealer + 1}" if given_["first_hand"] and result.dealer is not None else None
     got = {

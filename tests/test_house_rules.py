@@ -1,4 +1,4 @@
-"""R14 house rules: each option against a brute-force reading, the presets unchanged, bad values named."""
+"""R16 house rules: each option against a brute-force reading, the presets unchanged, bad values named."""
 
 from __future__ import annotations
 
@@ -38,7 +38,7 @@ from rules_core.turn import list_plays, validate_play
 from rules_core.verdicts import Illegal, Legal, Violation
 
 # --------------------------------------------------------------------------------------------------
-# R14.1 LEVEL-TABLE
+# R16.1 LEVEL-TABLE
 # --------------------------------------------------------------------------------------------------
 
 
@@ -56,11 +56,11 @@ def seeds_gain(score: int) -> int:
 
 
 def counted_gain(score: int, table: LevelTable) -> tuple[Side, int]:
-    """R14.1 by counting thresholds: the dealer team gains one per step mark above the score (and one for
+    """R16.1 by counting thresholds: the dealer team gains one per step mark above the score (and one for
     a shut-out); the attackers one per mark T + k*S (k >= d) they reached."""
     step, steps, dead = table.step_points, table.take_over_steps, table.dead_zone_steps
     take_over = step * steps
-    if score < take_over:  # R14.2: below zero every started step is one more mark
+    if score < take_over:  # R16.2: below zero every started step is one more mark
         marks = [step * k for k in range(1, steps + 1)] + [-step * k for k in range(-score // step + 2)]
         return Side.DEALER_TEAM, sum(score < mark for mark in marks) + (score <= 0)
     marks = [take_over + step * k for k in range(dead, score // step + 2)]
@@ -78,7 +78,7 @@ LEVELS = st.integers(min_value=2, max_value=14)
 
 @pytest.mark.parametrize("name", sorted(PRESETS))
 def test_every_preset_keeps_the_seeds_table(name: str) -> None:
-    """R14.1 is off in every preset: the table is R9.1's for every score a hand can reach."""
+    """R16.1 is off in every preset: the table is R9.1's for every score a hand can reach."""
     table = PRESETS[name].level_table
     assert table == SEEDS_TABLE
     for score in range(0, 1205, 5):
@@ -93,7 +93,7 @@ def test_every_preset_keeps_the_seeds_table(name: str) -> None:
     score=st.integers(min_value=0, max_value=200).map(lambda n: n * 5),
 )
 def test_level_table_matches_the_counted_reading(step: int, steps: int, dead: int, score: int) -> None:
-    """R14.1: every valid table against the threshold count; an invalid one is named, never a crash."""
+    """R16.1: every valid table against the threshold count; an invalid one is named, never a crash."""
     points = step * 5
     if points * steps > 200:
         with pytest.raises(InvalidArgumentError) as error:
@@ -113,7 +113,7 @@ def test_level_table_matches_the_counted_reading(step: int, steps: int, dead: in
     levels=st.tuples(LEVELS, LEVELS),
 )
 def test_settlement_under_a_table(table: LevelTable, score: int, levels: tuple[int, int]) -> None:
-    """R14.1 with R9: the settlement takes the table's gain and winner; K is g + 1 under the caps."""
+    """R16.1 with R9: the settlement takes the table's gain and winner; K is g + 1 under the caps."""
     dealer_level, attacker_level = levels
     rules = dataclasses.replace(Rules(), level_table=table)
     result = settle_hand(
@@ -143,7 +143,7 @@ def test_bad_tables_name_the_field(args: tuple[int, int, int], field: str, probl
 
 
 # --------------------------------------------------------------------------------------------------
-# R14.2 THROW-PENALTY
+# R16.2 THROW-PENALTY
 # --------------------------------------------------------------------------------------------------
 
 PENALTIES = st.builds(
@@ -158,7 +158,7 @@ FAILURES = st.lists(
 
 
 def charged(rules: Rules, dealer: int, failed: list[FailedThrow]) -> int:
-    """R14.2 read literally: each failure costs its side; the attackers' cost is subtracted from their
+    """R16.2 read literally: each failure costs its side; the attackers' cost is subtracted from their
     total, the dealer team's is added to it."""
     if rules.throw_penalty is ThrowPenalty.NONE:
         return 0
@@ -182,7 +182,7 @@ def charged(rules: Rules, dealer: int, failed: list[FailedThrow]) -> int:
 def test_penalised_settlement_matches_the_literal_reading(
     rules: Rules, failed: list[FailedThrow], score: int, dealer: int, levels: tuple[int, int]
 ) -> None:
-    """R14.2 with R9: the moved score, below zero included, settles by the counted table."""
+    """R16.2 with R9: the moved score, below zero included, settles by the counted table."""
     result = settle_hand(
         rules=rules,
         dealer_seat=dealer,
@@ -219,7 +219,7 @@ def thrown() -> HandRecord:
 
 @pytest.mark.parametrize("kind", [ThrowPenalty.PER_ATTEMPT, ThrowPenalty.PER_CARD])
 def test_the_audit_charges_the_recorded_failures(thrown: HandRecord, kind: ThrowPenalty) -> None:
-    """R14.2: AuditHand finds each failed throw's leader and size in the record and settles with them."""
+    """R16.2: AuditHand finds each failed throw's leader and size in the record and settles with them."""
     rules = dataclasses.replace(DEFAULT_RULES, throw_penalty=kind)
     audit = audit_hand(rules, thrown)
     assert audit.valid and audit.settlement is not None and audit.dealer is not None, audit.error
@@ -271,7 +271,7 @@ def test_bad_penalty_amounts_are_refused(points: int) -> None:
 
 
 # --------------------------------------------------------------------------------------------------
-# R14.3 FOLLOW-SUIT-ONLY
+# R16.3 FOLLOW-SUIT-ONLY
 # --------------------------------------------------------------------------------------------------
 
 
@@ -293,7 +293,7 @@ def suit_only_follows(ctx: TrumpContext, hand: Hand, lead: tuple[int, ...]) -> s
 def test_suit_only_follows_match_the_brute_force(
     position: tuple[TrumpContext, Hand, tuple[int, ...]],
 ) -> None:
-    """R14.3: the check and the listing both give exactly the count-and-category plays."""
+    """R16.3: the check and the listing both give exactly the count-and-category plays."""
     ctx, hand, lead = position
     legal = suit_only_follows(ctx, hand, lead)
     cards = [face for face in range(NUM_FACES) for _ in range(hand[face])]
@@ -308,7 +308,7 @@ def test_suit_only_follows_match_the_brute_force(
 
 
 def test_suit_only_through_the_ruleset() -> None:
-    """R14.3 reaches every caller through Rules.follow: ValidatePlay's check and the listing."""
+    """R16.3 reaches every caller through Rules.follow: ValidatePlay's check and the listing."""
     ctx = trump_context(5, Suit.H)
     hand = parse_cards(["SK", "SK", "SQ", "SQ", "S3", "S3", "H9"])
     lead = parse_cards(["S9", "S9", "S8", "S8"])
@@ -328,7 +328,7 @@ def test_suit_only_through_the_ruleset() -> None:
 
 
 # --------------------------------------------------------------------------------------------------
-# R14.4 JACK (勾J)
+# R16.4 JACK (勾J)
 # --------------------------------------------------------------------------------------------------
 
 JACK_RULES = dataclasses.replace(DEFAULT_RULES, jack_rule=JackRule.SINGLE_JACK)
@@ -348,7 +348,7 @@ WINS = st.tuples(
 def test_the_jack_rule_is_a_reset_before_the_table(
     rules: Rules, win: tuple[int, tuple[int, ...]], score: int, dealer: int, levels: tuple[int, int]
 ) -> None:
-    """R14.4 read literally: a single jack won by an attacker at J puts the dealer team at 2, and the
+    """R16.4 read literally: a single jack won by an attacker at J puts the dealer team at 2, and the
     hand then settles as if it had been played from 2; otherwise nothing changes."""
     dealer_level, attacker_level = levels
     seat, cards = win
@@ -370,7 +370,7 @@ def test_the_jack_rule_is_a_reset_before_the_table(
 
 @pytest.mark.parametrize("seed", [1])
 def test_the_audit_reads_the_last_trick(seed: int) -> None:
-    """R14.4: AuditHand finds the last trick's winner and winning play in the record (seed 1 at J is dug
+    """R16.4: AuditHand finds the last trick's winner and winning play in the record (seed 1 at J is dug
     with a single jack)."""
     record = play_hand(seed=seed, rules=JACK_RULES, level=11)
     audit = audit_hand(JACK_RULES, record)
@@ -406,7 +406,7 @@ def test_bad_last_tricks_name_the_field(win: tuple[int, tuple[int, ...]], field:
 
 
 # --------------------------------------------------------------------------------------------------
-# R14.5 DEFEND-POINTS (a named must-play set)
+# R16.5 DEFEND-POINTS (a named must-play set)
 # --------------------------------------------------------------------------------------------------
 
 DEFEND = dataclasses.replace(DEFAULT_RULES, must_play=MUST_PLAY_SETS[MustPlaySet.DEFEND_POINTS])
@@ -431,7 +431,7 @@ def climbed(level: int, gain: int, *, was_dealer: bool, end: EndRule) -> int:
     levels=st.tuples(LEVELS, LEVELS),
 )
 def test_defend_points_cannot_be_skipped(end: EndRule, score: int, levels: tuple[int, int]) -> None:
-    """R14.5: no team passes 5, 10 or K without having played it as the dealer team."""
+    """R16.5: no team passes 5, 10 or K without having played it as the dealer team."""
     dealer_level, attacker_level = levels
     rules = dataclasses.replace(DEFEND, end=end)
     result = settle_hand(
@@ -445,7 +445,7 @@ def test_defend_points_cannot_be_skipped(end: EndRule, score: int, levels: tuple
 
 
 # --------------------------------------------------------------------------------------------------
-# R14.6 NO-BID from the bottom
+# R16.6 NO-BID from the bottom
 # --------------------------------------------------------------------------------------------------
 
 BOTTOMS = st.lists(st.sampled_from(DECK), min_size=8, max_size=8).filter(
@@ -454,7 +454,7 @@ BOTTOMS = st.lists(st.sampled_from(DECK), min_size=8, max_size=8).filter(
 
 
 def turned_up(rule: NoBid, level: int, bottom: list[int]) -> tuple[Suit, int]:
-    """R14.6 as a player turns the cards: one at a time, stopping at the deciding card; the highest seen
+    """R16.6 as a player turns the cards: one at a time, stopping at the deciding card; the highest seen
     so far is replaced only by a strictly higher rank."""
     best: tuple[int, int] | None = None  # (rank, face)
     for turned, face in enumerate(bottom, start=1):
@@ -478,7 +478,7 @@ def turned_up(rule: NoBid, level: int, bottom: list[int]) -> tuple[Suit, int]:
 def test_trump_from_the_bottom_matches_turning_it_up(
     rule: NoBid, level: int, bottom: list[int], declared: bool
 ) -> None:
-    """R14.6: nobody declared, the bottom names the suit as turning it up does; a declaration wins."""
+    """R16.6: nobody declared, the bottom names the suit as turning it up does; a declaration wins."""
     rules = dataclasses.replace(DEFAULT_RULES, no_bid=rule)
     level_card = level - 2  # the spade of the level (R10.2)
     sequence = [Declaration(seat=1, cards=(level_card,))] if declared and bottom.count(level_card) < 2 else []
@@ -491,7 +491,7 @@ def test_trump_from_the_bottom_matches_turning_it_up(
 
 
 def test_the_bottom_is_needed_only_when_nobody_declared() -> None:
-    """R14.6: without a declaration the bottom is required (named), with one it is not."""
+    """R16.6: without a declaration the bottom is required (named), with one it is not."""
     rules = dataclasses.replace(DEFAULT_RULES, no_bid=NoBid.BOTTOM_LEVEL_OR_HIGHEST)
     with pytest.raises(InvalidArgumentError) as error:
         resolve_declarations(rules=rules, level=7, sequence=[], first_hand=True)

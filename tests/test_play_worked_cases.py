@@ -60,7 +60,7 @@ def test_throw(case: Case) -> None:
 
 @pytest.mark.parametrize("case", cases("follow"))
 def test_follow(case: Case) -> None:
-    """R5: whether the follower may play this (R5.3 off under FOLLOW-SUIT-ONLY, R14.3)."""
+    """R5: whether the follower may play this (R5.3 off under FOLLOW-SUIT-ONLY, R16.3)."""
     ctx = context_for(case)
     verdict = check_follow(
         ctx,

@@ -79,8 +79,8 @@ def test_worked_case(case: Case) -> None:
         dealer_level=parse_rank(given_["dealer_level"]),
         attacker_level=parse_rank(given_["attacker_level"]),
         score=given_["score"],
-        failed_throws=[FailedThrow(seat, n) for seat, n in failed_throws(case, DEALER)],  # R14.2
-        last_trick_win=last_trick_win(case, DEALER),  # R14.4
+        failed_throws=[FailedThrow(seat, n) for seat, n in failed_throws(case, DEALER)],  # R16.2
+        last_trick_win=last_trick_win(case, DEALER),  # R16.4
     )
     found = as_case(result, DEALER)
     if "throw_penalty" in case["expect"]:

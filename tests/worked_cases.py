@@ -73,9 +73,9 @@ def rules_for(case: Case) -> Rules:
         if option == "MUST_PLAY":
             changes["must_play"] = frozenset(parse_rank(level) for level in value)
         elif option == "MUST_PLAY_SET":
-            changes["must_play"] = MUST_PLAY_SETS[MustPlaySet(value)]  # R14.5
+            changes["must_play"] = MUST_PLAY_SETS[MustPlaySet(value)]  # R16.5
         elif option == "LEVEL_TABLE":
-            changes["level_table"] = LevelTable(**value)  # R14.1
+            changes["level_table"] = LevelTable(**value)  # R16.1
         else:
             name, kind = _OPTION_FIELDS[option]
             changes[name] = kind(value)
@@ -87,7 +87,7 @@ FROM_DEALER = {"dealer": 0, "next": 1, "partner": 2, "previous": 3}
 
 
 def failed_throws(case: Case, dealer: int) -> list[tuple[int, int]]:
-    """A settle line's failed throws (R14.2) as (seat, cards), for a dealer at ``dealer``."""
+    """A settle line's failed throws (R16.2) as (seat, cards), for a dealer at ``dealer``."""
     return [
         ((dealer + FROM_DEALER[entry["seat"]]) % 4, entry["cards"])
         for entry in case["input"].get("failed_throws", [])
@@ -95,7 +95,7 @@ def failed_throws(case: Case, dealer: int) -> list[tuple[int, int]]:
 
 
 def last_trick_win(case: Case, dealer: int) -> tuple[int, tuple[int, ...]] | None:
-    """A settle line's last-trick winner and winning cards (R14.4), for a dealer at ``dealer``."""
+    """A settle line's last-trick winner and winning cards (R16.4), for a dealer at ``dealer``."""
     win = case["input"].get("last_trick_win")
     if win is None:
         return None

@@ -252,7 +252,7 @@ MATRIX: list[tuple[str, Callable[[Body], None], str, str]] = [
         "ruleset.must_play.levels[0]",
         "MISSING",
     ),
-    # R14.1 LEVEL-TABLE: a bad parameter, and a combination past the deck's points
+    # R16.1 LEVEL-TABLE: a bad parameter, and a combination past the deck's points
     (
         "settle",
         put("ruleset", {"level_table": {"step_points": 42}}),
@@ -271,7 +271,7 @@ MATRIX: list[tuple[str, Callable[[Body], None], str, str]] = [
         "ruleset.level_table.take_over_steps",
         "INCONSISTENT",
     ),
-    # R14.2 THROW-PENALTY: an amount without a penalty, a bad amount, bad failed throws
+    # R16.2 THROW-PENALTY: an amount without a penalty, a bad amount, bad failed throws
     ("settle", put("ruleset", {"throw_penalty_points": 10}), "ruleset.throw_penalty_points", "INCONSISTENT"),
     (
         "settle",
@@ -283,7 +283,7 @@ MATRIX: list[tuple[str, Callable[[Body], None], str, str]] = [
     ("settle", put("failed_throws", [{"seat": 4, "cards": 3}]), "failed_throws[0].seat", "OUT_OF_RANGE"),
     ("settle", put("failed_throws", [{"seat": 1, "cards": 1}]), "failed_throws[0].cards", "OUT_OF_RANGE"),
     ("settle", put("failed_throws", [{"seat": 1, "cards": 2}] * 26), "failed_throws", "BAD_SIZE"),
-    # R14.5: a named must-play set and levels together
+    # R16.5: a named must-play set and levels together
     (
         "settle",
         put("ruleset", {"must_play": {"levels": ["RANK_10"], "named": "MUST_PLAY_SET_DEFEND_POINTS"}}),
@@ -291,7 +291,7 @@ MATRIX: list[tuple[str, Callable[[Body], None], str, str]] = [
         "INCONSISTENT",
     ),
     ("settle", put("ruleset", {"must_play": {"named": 9}}), "ruleset.must_play.named", "UNKNOWN_VALUE"),
-    # R14.6 NO-BID from the bottom: the bottom is required when nobody declared, 8 cards whenever given
+    # R16.6 NO-BID from the bottom: the bottom is required when nobody declared, 8 cards whenever given
     (
         "declare",
         both(put("declarations", []), put("ruleset", {"no_bid": "NO_BID_BOTTOM_LEVEL_OR_HIGHEST"})),
@@ -300,7 +300,7 @@ MATRIX: list[tuple[str, Callable[[Body], None], str, str]] = [
     ),
     ("declare", put("bottom", names("S2 S3 S4")), "bottom", "BAD_SIZE"),
     ("declare", put("ruleset", {"no_bid": 9}), "ruleset.no_bid", "UNKNOWN_VALUE"),
-    # R14.4 JACK: the last trick's winner is checked under every ruleset
+    # R16.4 JACK: the last trick's winner is checked under every ruleset
     (
         "settle",
         put("last_trick_winner", {"seat": 4, "cards": names("SJack")}),

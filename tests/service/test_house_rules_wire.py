@@ -1,5 +1,5 @@
-"""R14's house rules on the wire where the worked cases cannot reach: AuditHand charges the failed throws
-it finds in a record (R14.2), and a request without the new fields answers as before."""
+"""R16's house rules on the wire where the worked cases cannot reach: AuditHand charges the failed throws
+it finds in a record (R16.2), and a request without the new fields answers as before."""
 
 from __future__ import annotations
 
@@ -57,7 +57,7 @@ def audit_request(
 
 @pytest.mark.parametrize("kind", [ThrowPenalty.PER_ATTEMPT, ThrowPenalty.PER_CARD])
 def test_audit_charges_failed_throws(stub: Stub, thrown: HandRecord, kind: ThrowPenalty) -> None:
-    """R14.2: the wire's settlement is the engine's, its throw_penalty included; without the option, 0."""
+    """R16.2: the wire's settlement is the engine's, its throw_penalty included; without the option, 0."""
     rules = dataclasses.replace(DEFAULT_RULES, throw_penalty=kind, throw_penalty_points=15)
     audit = audit_hand(rules, thrown)
     assert audit.valid and audit.settlement is not None, audit.error
@@ -70,11 +70,11 @@ def test_audit_charges_failed_throws(stub: Stub, thrown: HandRecord, kind: Throw
     assert response.settlement.winner == (1 if audit.settlement.winner_side.value == "dealer_team" else 2)
     plain = stub.AuditHand(audit_request(thrown, audit.leaders, types_pb2.Ruleset()), timeout=10)
     assert plain.valid and plain.settlement.throw_penalty == 0
-    assert plain.score == response.score  # R14.2 moves the settlement's score, not the cards' points
+    assert plain.score == response.score  # R16.2 moves the settlement's score, not the cards' points
 
 
 def test_audit_applies_the_jack_rule(stub: Stub) -> None:
-    """R14.4: seed 1 at J ends with the attackers winning the last trick with a single jack; the wire's
+    """R16.4: seed 1 at J ends with the attackers winning the last trick with a single jack; the wire's
     audit resets the dealer team to 2 under the rule and not without it."""
     rules = dataclasses.replace(DEFAULT_RULES, jack_rule=JackRule.SINGLE_JACK)
     record = play_hand(seed=1, rules=rules, level=11)

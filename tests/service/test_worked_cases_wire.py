@@ -63,11 +63,11 @@ def ruleset(case: Case) -> dict[str, Any]:
         if option == "MUST_PLAY":
             body["must_play"] = {"levels": [rank(level) for level in value]}
         elif option == "THROW_PENALTY_POINTS":
-            body["throw_penalty_points"] = value  # R14.2
+            body["throw_penalty_points"] = value  # R16.2
         elif option == "MUST_PLAY_SET":
-            body["must_play"] = {"named": f"MUST_PLAY_SET_{value}"}  # R14.5
+            body["must_play"] = {"named": f"MUST_PLAY_SET_{value}"}  # R16.5
         elif option == "LEVEL_TABLE":
-            body["level_table"] = dict(value)  # R14.1: the wire names the parameters as the case does
+            body["level_table"] = dict(value)  # R16.1: the wire names the parameters as the case does
         else:
             field, prefix, domain = _OPTIONS[option]
             body[field] = prefix + domain(value).name
@@ -75,7 +75,7 @@ def ruleset(case: Case) -> dict[str, Any]:
 
 
 def last_win(case: Case) -> dict[str, Any]:
-    """A settle line's last-trick winner (R14.4) as the request's ``last_trick_winner``, dealer at 0."""
+    """A settle line's last-trick winner (R16.4) as the request's ``last_trick_winner``, dealer at 0."""
     win = case["input"].get("last_trick_win")
     if win is None:
         return {}
@@ -236,7 +236,7 @@ def test_settle(stub: Stub, case: Case) -> None:
             "dealer_team_level": rank(data["dealer_level"]),
             "attacker_level": rank(data["attacker_level"]),
             "score": data["score"],
-            "failed_throws": [{"seat": seat, "cards": n} for seat, n in failed_throws(case, 0)],  # R14.2
+            "failed_throws": [{"seat": seat, "cards": n} for seat, n in failed_throws(case, 0)],  # R16.2
             **last_win(case),
         },
     )
@@ -371,7 +371,7 @@ def test_declare(stub: Stub, case: Case) -> None:
         ],
         "first_hand": data["first_hand"],
         "first_seated": seat(data["first_seated"]),
-        "bottom": names(data.get("bottom", [])),  # R14.6
+        "bottom": names(data.get("bottom", [])),  # R16.6
     }
     response = call(stub.ValidateDeclaration, message(pb.ValidateDeclarationRequest, body))
     expect = case["expect"]

@@ -940,13 +940,13 @@ class SettleHandRequest(_message.Message):
 
     @_builtins.property
     def failed_throws(self) -> _containers.RepeatedCompositeFieldContainer[Global___FailedThrow]:
-        """The hand's failed throws (R4.7), at most 25: what THROW-PENALTY (R14.2) charges. Ignored under no
+        """The hand's failed throws (R4.7), at most 25: what THROW-PENALTY (R16.2) charges. Ignored under no
         penalty.
         """
 
     @_builtins.property
     def last_trick_winner(self) -> _types_pb2.SeatCards:
-        """The seat that won the last trick and the cards it won with: what the jack rule (R14.4) reads. Ignored
+        """The seat that won the last trick and the cards it won with: what the jack rule (R16.4) reads. Ignored
         without the rule.
         """
 
@@ -972,7 +972,7 @@ Global___SettleHandRequest: _TypeAlias = SettleHandRequest  # noqa: Y015
 
 @_typing.final
 class FailedThrow(_message.Message):
-    """One failed throw (R4.7), as THROW-PENALTY counts it (R14.2)."""
+    """One failed throw (R4.7), as THROW-PENALTY counts it (R16.2)."""
 
     DESCRIPTOR: _descriptor.Descriptor
 
@@ -1087,11 +1087,11 @@ class SettleHandResponse(_message.Message):
     score_coefficient: _builtins.int
     """K, the Tao Dou score coefficient (R12.5), given with or without a stake."""
     throw_penalty: _builtins.int
-    """THROW-PENALTY (R14.2): points the failed throws added to the attackers' score, negative when they
+    """THROW-PENALTY (R16.2): points the failed throws added to the attackers' score, negative when they
     cost the attackers; the table was read at score + throw_penalty, which may be below zero. 0 without.
     """
     back_to_two: _builtins.bool
-    """The jack rule (R14.4, 勾J): the dealer team was reset to 2 before the hand's level changes applied."""
+    """The jack rule (R16.4, 勾J): the dealer team was reset to 2 before the hand's level changes applied."""
     @_builtins.property
     def coins(self) -> Global___CoinSettlement:
         """The coin settlement, when the request had a stake."""
@@ -1343,7 +1343,7 @@ class ValidateDeclarationRequest(_message.Message):
 
     @_builtins.property
     def bottom(self) -> _containers.RepeatedScalarFieldContainer[_types_pb2.Card.ValueType]:
-        """NO-BID from the bottom (R14.6): the 8 bottom cards in the order they are turned up, first card first.
+        """NO-BID from the bottom (R16.6): the 8 bottom cards in the order they are turned up, first card first.
         Needed only when nobody declares under that option; ignored otherwise.
         """
 
@@ -1429,7 +1429,7 @@ class ValidateDeclarationResponse(_message.Message):
     dealer: _builtins.int
     """The dealer: decided by the bidding in the first hand, the rotation dealer otherwise."""
     bottom_revealed: _builtins.int
-    """NO-BID from the bottom (R14.6): how many bottom cards were turned up to fix the contract; 0 otherwise."""
+    """NO-BID from the bottom (R16.6): how many bottom cards were turned up to fix the contract; 0 otherwise."""
     @_builtins.property
     def verdicts(self) -> _containers.RepeatedCompositeFieldContainer[Global___DeclarationVerdict]:
         """One verdict per act, in request order."""

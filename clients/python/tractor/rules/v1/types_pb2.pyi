@@ -626,7 +626,7 @@ class _MustPlaySetEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_MustPlayS
     """5, 10 and K must be played as the dealer team (rbtying/shengji's DefendPoints); A follows END (R9.6)."""
 
 class MustPlaySet(_MustPlaySet, metaclass=_MustPlaySetEnumTypeWrapper):
-    """Named sets of must-play levels (R14.5)."""
+    """Named sets of must-play levels (R16.5)."""
 
 MUST_PLAY_SET_UNSPECIFIED: MustPlaySet.ValueType  # 0
 """No named set: the levels given, if any."""
@@ -652,7 +652,7 @@ class _NoBidEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_NoBid.ValueType
     """
 
 class NoBid(_NoBid, metaclass=_NoBidEnumTypeWrapper):
-    """NO-BID (R10.8, R14.6): the contract when nobody declares."""
+    """NO-BID (R10.8, R16.6): the contract when nobody declares."""
 
 NO_BID_UNSPECIFIED: NoBid.ValueType  # 0
 """The preset's value (every preset: no-trump)."""
@@ -680,7 +680,7 @@ class _FollowRuleEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_FollowRule
     """Only the category is enforced; R5.3 is off (rbtying/shengji's NoFormatBasedDraw)."""
 
 class FollowRule(_FollowRule, metaclass=_FollowRuleEnumTypeWrapper):
-    """FOLLOW (R14.3): what a follower owes beyond the count (R5.1) and the category (R5.2)."""
+    """FOLLOW (R16.3): what a follower owes beyond the count (R5.1) and the category (R5.2)."""
 
 FOLLOW_RULE_UNSPECIFIED: FollowRule.ValueType  # 0
 """The preset's value (every preset: structure)."""
@@ -706,7 +706,7 @@ class _JackRuleEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_JackRule.Val
     """
 
 class JackRule(_JackRule, metaclass=_JackRuleEnumTypeWrapper):
-    """JACK (R14.4, 勾J): a single jack winning the last trick sends the dealer team back to 2."""
+    """JACK (R16.4, 勾J): a single jack winning the last trick sends the dealer team back to 2."""
 
 JACK_RULE_UNSPECIFIED: JackRule.ValueType  # 0
 """The preset's value (every preset: none)."""
@@ -734,7 +734,7 @@ class _ThrowPenaltyEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ThrowPen
     """throw_penalty_points for each card of each failed attempt."""
 
 class ThrowPenalty(_ThrowPenalty, metaclass=_ThrowPenaltyEnumTypeWrapper):
-    """THROW-PENALTY (R14.2): what a failed throw (R4.7) costs the thrower's side."""
+    """THROW-PENALTY (R16.2): what a failed throw (R4.7) costs the thrower's side."""
 
 THROW_PENALTY_UNSPECIFIED: ThrowPenalty.ValueType  # 0
 """The preset's value (every preset: none)."""
@@ -887,7 +887,7 @@ class MustPlay(_message.Message):
     LEVELS_FIELD_NUMBER: _builtins.int
     NAMED_FIELD_NUMBER: _builtins.int
     named: Global___MustPlaySet.ValueType
-    """A named set instead of the levels (R14.5); giving both is INVALID_ARGUMENT."""
+    """A named set instead of the levels (R16.5); giving both is INVALID_ARGUMENT."""
     @_builtins.property
     def levels(self) -> _containers.RepeatedScalarFieldContainer[Global___Rank.ValueType]:
         """The must-play levels; an empty list means none."""
@@ -991,17 +991,17 @@ class Ruleset(_message.Message):
     joker_overturn: Global___JokerOverturn.ValueType
     """Who may show a joker pair (R10.4)."""
     throw_penalty: Global___ThrowPenalty.ValueType
-    """THROW-PENALTY override (R14.2)."""
+    """THROW-PENALTY override (R16.2)."""
     throw_penalty_points: _builtins.int
     """THROW-PENALTY amount: points per attempt or per card, a multiple of 5, 5..100; unset means 10. Setting
     it while the penalty is none is INVALID_ARGUMENT.
     """
     follow_rule: Global___FollowRule.ValueType
-    """FOLLOW override (R14.3)."""
+    """FOLLOW override (R16.3)."""
     jack_rule: Global___JackRule.ValueType
-    """JACK override (R14.4)."""
+    """JACK override (R16.4)."""
     no_bid: Global___NoBid.ValueType
-    """NO-BID override (R14.6)."""
+    """NO-BID override (R16.6)."""
     @_builtins.property
     def must_play(self) -> Global___MustPlay:
         """MUST-PLAY override: when present (even with no levels) it replaces the preset's set."""

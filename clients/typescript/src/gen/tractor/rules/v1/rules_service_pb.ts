@@ -1168,7 +1168,7 @@ export type SettleHandRequest = Message<"tractor.rules.v1.SettleHandRequest"> & 
   taoDou?: TaoDouStake | undefined;
 
   /**
-   * The hand's failed throws (R4.7), at most 25: what THROW-PENALTY (R14.2) charges. Ignored under no
+   * The hand's failed throws (R4.7), at most 25: what THROW-PENALTY (R16.2) charges. Ignored under no
    * penalty.
    *
    * @generated from field: repeated tractor.rules.v1.FailedThrow failed_throws = 7;
@@ -1176,7 +1176,7 @@ export type SettleHandRequest = Message<"tractor.rules.v1.SettleHandRequest"> & 
   failedThrows: FailedThrow[];
 
   /**
-   * The seat that won the last trick and the cards it won with: what the jack rule (R14.4) reads. Ignored
+   * The seat that won the last trick and the cards it won with: what the jack rule (R16.4) reads. Ignored
    * without the rule.
    *
    * @generated from field: tractor.rules.v1.SeatCards last_trick_winner = 8;
@@ -1234,7 +1234,7 @@ export type SettleHandRequestJson = {
   taoDou?: TaoDouStakeJson;
 
   /**
-   * The hand's failed throws (R4.7), at most 25: what THROW-PENALTY (R14.2) charges. Ignored under no
+   * The hand's failed throws (R4.7), at most 25: what THROW-PENALTY (R16.2) charges. Ignored under no
    * penalty.
    *
    * @generated from field: repeated tractor.rules.v1.FailedThrow failed_throws = 7;
@@ -1242,7 +1242,7 @@ export type SettleHandRequestJson = {
   failedThrows?: FailedThrowJson[];
 
   /**
-   * The seat that won the last trick and the cards it won with: what the jack rule (R14.4) reads. Ignored
+   * The seat that won the last trick and the cards it won with: what the jack rule (R16.4) reads. Ignored
    * without the rule.
    *
    * @generated from field: tractor.rules.v1.SeatCards last_trick_winner = 8;
@@ -1258,7 +1258,7 @@ export const SettleHandRequestSchema: GenMessage<SettleHandRequest, {jsonType: S
   messageDesc(file_tractor_rules_v1_rules_service, 13);
 
 /**
- * One failed throw (R4.7), as THROW-PENALTY counts it (R14.2).
+ * One failed throw (R4.7), as THROW-PENALTY counts it (R16.2).
  *
  * @generated from message tractor.rules.v1.FailedThrow
  */
@@ -1279,7 +1279,7 @@ export type FailedThrow = Message<"tractor.rules.v1.FailedThrow"> & {
 };
 
 /**
- * One failed throw (R4.7), as THROW-PENALTY counts it (R14.2).
+ * One failed throw (R4.7), as THROW-PENALTY counts it (R16.2).
  *
  * @generated from message tractor.rules.v1.FailedThrow
  */
@@ -1516,7 +1516,7 @@ export type SettleHandResponse = Message<"tractor.rules.v1.SettleHandResponse"> 
   coins?: CoinSettlement | undefined;
 
   /**
-   * THROW-PENALTY (R14.2): points the failed throws added to the attackers' score, negative when they
+   * THROW-PENALTY (R16.2): points the failed throws added to the attackers' score, negative when they
    * cost the attackers; the table was read at score + throw_penalty, which may be below zero. 0 without.
    *
    * @generated from field: sint32 throw_penalty = 13;
@@ -1524,7 +1524,7 @@ export type SettleHandResponse = Message<"tractor.rules.v1.SettleHandResponse"> 
   throwPenalty: number;
 
   /**
-   * The jack rule (R14.4, 勾J): the dealer team was reset to 2 before the hand's level changes applied.
+   * The jack rule (R16.4, 勾J): the dealer team was reset to 2 before the hand's level changes applied.
    *
    * @generated from field: bool back_to_two = 14;
    */
@@ -1622,7 +1622,7 @@ export type SettleHandResponseJson = {
   coins?: CoinSettlementJson;
 
   /**
-   * THROW-PENALTY (R14.2): points the failed throws added to the attackers' score, negative when they
+   * THROW-PENALTY (R16.2): points the failed throws added to the attackers' score, negative when they
    * cost the attackers; the table was read at score + throw_penalty, which may be below zero. 0 without.
    *
    * @generated from field: sint32 throw_penalty = 13;
@@ -1630,7 +1630,7 @@ export type SettleHandResponseJson = {
   throwPenalty?: number;
 
   /**
-   * The jack rule (R14.4, 勾J): the dealer team was reset to 2 before the hand's level changes applied.
+   * The jack rule (R16.4, 勾J): the dealer team was reset to 2 before the hand's level changes applied.
    *
    * @generated from field: bool back_to_two = 14;
    */
@@ -2115,7 +2115,7 @@ export type ValidateDeclarationRequest = Message<"tractor.rules.v1.ValidateDecla
   dealer?: number | undefined;
 
   /**
-   * NO-BID from the bottom (R14.6): the 8 bottom cards in the order they are turned up, first card first.
+   * NO-BID from the bottom (R16.6): the 8 bottom cards in the order they are turned up, first card first.
    * Needed only when nobody declares under that option; ignored otherwise.
    *
    * @generated from field: repeated tractor.rules.v1.Card bottom = 7;
@@ -2173,7 +2173,7 @@ export type ValidateDeclarationRequestJson = {
   dealer?: number;
 
   /**
-   * NO-BID from the bottom (R14.6): the 8 bottom cards in the order they are turned up, first card first.
+   * NO-BID from the bottom (R16.6): the 8 bottom cards in the order they are turned up, first card first.
    * Needed only when nobody declares under that option; ignored otherwise.
    *
    * @generated from field: repeated tractor.rules.v1.Card bottom = 7;
@@ -2321,7 +2321,7 @@ export type ValidateDeclarationResponse = Message<"tractor.rules.v1.ValidateDecl
   dealer?: number | undefined;
 
   /**
-   * NO-BID from the bottom (R14.6): how many bottom cards were turned up to fix the contract; 0 otherwise.
+   * NO-BID from the bottom (R16.6): how many bottom cards were turned up to fix the contract; 0 otherwise.
    *
    * @generated from field: uint32 bottom_revealed = 8;
    */
@@ -2384,7 +2384,7 @@ export type ValidateDeclarationResponseJson = {
   dealer?: number;
 
   /**
-   * NO-BID from the bottom (R14.6): how many bottom cards were turned up to fix the contract; 0 otherwise.
+   * NO-BID from the bottom (R16.6): how many bottom cards were turned up to fix the contract; 0 otherwise.
    *
    * @generated from field: uint32 bottom_revealed = 8;
    */

@@ -39,7 +39,7 @@ export type MustPlay = Message<"tractor.rules.v1.MustPlay"> & {
   levels: Rank[];
 
   /**
-   * A named set instead of the levels (R14.5); giving both is INVALID_ARGUMENT.
+   * A named set instead of the levels (R16.5); giving both is INVALID_ARGUMENT.
    *
    * @generated from field: tractor.rules.v1.MustPlaySet named = 2;
    */
@@ -60,7 +60,7 @@ export type MustPlayJson = {
   levels?: RankJson[];
 
   /**
-   * A named set instead of the levels (R14.5); giving both is INVALID_ARGUMENT.
+   * A named set instead of the levels (R16.5); giving both is INVALID_ARGUMENT.
    *
    * @generated from field: tractor.rules.v1.MustPlaySet named = 2;
    */
@@ -239,7 +239,7 @@ export type Ruleset = Message<"tractor.rules.v1.Ruleset"> & {
   levelTable?: LevelTable | undefined;
 
   /**
-   * THROW-PENALTY override (R14.2).
+   * THROW-PENALTY override (R16.2).
    *
    * @generated from field: tractor.rules.v1.ThrowPenalty throw_penalty = 14;
    */
@@ -254,21 +254,21 @@ export type Ruleset = Message<"tractor.rules.v1.Ruleset"> & {
   throwPenaltyPoints: number;
 
   /**
-   * FOLLOW override (R14.3).
+   * FOLLOW override (R16.3).
    *
    * @generated from field: tractor.rules.v1.FollowRule follow_rule = 16;
    */
   followRule: FollowRule;
 
   /**
-   * JACK override (R14.4).
+   * JACK override (R16.4).
    *
    * @generated from field: tractor.rules.v1.JackRule jack_rule = 17;
    */
   jackRule: JackRule;
 
   /**
-   * NO-BID override (R14.6).
+   * NO-BID override (R16.6).
    *
    * @generated from field: tractor.rules.v1.NoBid no_bid = 18;
    */
@@ -375,7 +375,7 @@ export type RulesetJson = {
   levelTable?: LevelTableJson;
 
   /**
-   * THROW-PENALTY override (R14.2).
+   * THROW-PENALTY override (R16.2).
    *
    * @generated from field: tractor.rules.v1.ThrowPenalty throw_penalty = 14;
    */
@@ -390,21 +390,21 @@ export type RulesetJson = {
   throwPenaltyPoints?: number;
 
   /**
-   * FOLLOW override (R14.3).
+   * FOLLOW override (R16.3).
    *
    * @generated from field: tractor.rules.v1.FollowRule follow_rule = 16;
    */
   followRule?: FollowRuleJson;
 
   /**
-   * JACK override (R14.4).
+   * JACK override (R16.4).
    *
    * @generated from field: tractor.rules.v1.JackRule jack_rule = 17;
    */
   jackRule?: JackRuleJson;
 
   /**
-   * NO-BID override (R14.6).
+   * NO-BID override (R16.6).
    *
    * @generated from field: tractor.rules.v1.NoBid no_bid = 18;
    */
@@ -1685,7 +1685,7 @@ export const EndRuleSchema: GenEnum<EndRule, EndRuleJson> = /*@__PURE__*/
   enumDesc(file_tractor_rules_v1_types, 12);
 
 /**
- * Named sets of must-play levels (R14.5).
+ * Named sets of must-play levels (R16.5).
  *
  * @generated from enum tractor.rules.v1.MustPlaySet
  */
@@ -1706,7 +1706,7 @@ export enum MustPlaySet {
 }
 
 /**
- * Named sets of must-play levels (R14.5).
+ * Named sets of must-play levels (R16.5).
  *
  * @generated from enum tractor.rules.v1.MustPlaySet
  */
@@ -1719,7 +1719,7 @@ export const MustPlaySetSchema: GenEnum<MustPlaySet, MustPlaySetJson> = /*@__PUR
   enumDesc(file_tractor_rules_v1_types, 13);
 
 /**
- * NO-BID (R10.8, R14.6): the contract when nobody declares.
+ * NO-BID (R10.8, R16.6): the contract when nobody declares.
  *
  * @generated from enum tractor.rules.v1.NoBid
  */
@@ -1755,7 +1755,7 @@ export enum NoBid {
 }
 
 /**
- * NO-BID (R10.8, R14.6): the contract when nobody declares.
+ * NO-BID (R10.8, R16.6): the contract when nobody declares.
  *
  * @generated from enum tractor.rules.v1.NoBid
  */
@@ -1768,7 +1768,7 @@ export const NoBidSchema: GenEnum<NoBid, NoBidJson> = /*@__PURE__*/
   enumDesc(file_tractor_rules_v1_types, 14);
 
 /**
- * FOLLOW (R14.3): what a follower owes beyond the count (R5.1) and the category (R5.2).
+ * FOLLOW (R16.3): what a follower owes beyond the count (R5.1) and the category (R5.2).
  *
  * @generated from enum tractor.rules.v1.FollowRule
  */
@@ -1796,7 +1796,7 @@ export enum FollowRule {
 }
 
 /**
- * FOLLOW (R14.3): what a follower owes beyond the count (R5.1) and the category (R5.2).
+ * FOLLOW (R16.3): what a follower owes beyond the count (R5.1) and the category (R5.2).
  *
  * @generated from enum tractor.rules.v1.FollowRule
  */
@@ -1809,7 +1809,7 @@ export const FollowRuleSchema: GenEnum<FollowRule, FollowRuleJson> = /*@__PURE__
   enumDesc(file_tractor_rules_v1_types, 15);
 
 /**
- * JACK (R14.4, 勾J): a single jack winning the last trick sends the dealer team back to 2.
+ * JACK (R16.4, 勾J): a single jack winning the last trick sends the dealer team back to 2.
  *
  * @generated from enum tractor.rules.v1.JackRule
  */
@@ -1838,7 +1838,7 @@ export enum JackRule {
 }
 
 /**
- * JACK (R14.4, 勾J): a single jack winning the last trick sends the dealer team back to 2.
+ * JACK (R16.4, 勾J): a single jack winning the last trick sends the dealer team back to 2.
  *
  * @generated from enum tractor.rules.v1.JackRule
  */
@@ -1851,7 +1851,7 @@ export const JackRuleSchema: GenEnum<JackRule, JackRuleJson> = /*@__PURE__*/
   enumDesc(file_tractor_rules_v1_types, 16);
 
 /**
- * THROW-PENALTY (R14.2): what a failed throw (R4.7) costs the thrower's side.
+ * THROW-PENALTY (R16.2): what a failed throw (R4.7) costs the thrower's side.
  *
  * @generated from enum tractor.rules.v1.ThrowPenalty
  */
@@ -1886,7 +1886,7 @@ export enum ThrowPenalty {
 }
 
 /**
- * THROW-PENALTY (R14.2): what a failed throw (R4.7) costs the thrower's side.
+ * THROW-PENALTY (R16.2): what a failed throw (R4.7) costs the thrower's side.
  *
  * @generated from enum tractor.rules.v1.ThrowPenalty
  */
