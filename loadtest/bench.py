@@ -357,6 +357,71 @@ async def rounds(
     return results
 
 
+async def loops(
+    targets: Sequence[Target], calls: Sequence[Call], args: argparse.Namespace
+) -> tuple[dict[str, list[Result]], dict[str, list[Result]], float]:
+    """The closed-loop rounds, then the open-loop ones at ``args.load`` of the service's capacity;
+    (closed, opened, the open-loop rate)."""
+    closed = await rounds(
+        targets,
+        args.rounds,
+        f"closed, {args.concurrency} in flight",
+        closed_loop,
+        calls=calls,
+        concurrency=args.concurrency,
+        seconds=args.seconds,
+    )
+    capacity = {name: median(rs, lambda r: r.rps) for name, rs in closed.items()}
+    rate = capacity["service"].rps * args.load
+    opened = await rounds(
+        targets[:2],
+        args.rounds,
+        f"open, {rate:.0f}/s ({args.load:.0%})",
+        open_loop,
+        calls=calls,
+        rate=rate,
+        seconds=args.seconds,
+    )
+    return closed, opened, rate
+
+
+def report(
+    closed: dict[str, list[Result]],
+    opened: dict[str, list[Result]],
+    rate: float,
+    args: argparse.Namespace,
+    calls: Sequence[Call],
+) -> None:
+    """Print every round, the medians, the ratios and where the time goes."""
+    capacity = {name: median(rs, lambda r: r.rps) for name, rs in closed.items()}
+    latency = {name: median(rs, lambda r: r.percentile(0.99)) for name, rs in opened.items()}
+    print("\nevery round:")
+    print(
+        table(
+            [
+                r
+                for i in range(args.rounds)
+                for rs in (*closed.values(), *opened.values())
+                for r in rs[i : i + 1]
+            ]
+        )
+    )
+    print(f"\nsummary (the median of {args.rounds} rounds: closed loop by req/s, open loop by p99):")
+    print(table([*capacity.values(), *latency.values()]))
+    print()
+    for name, result in capacity.items():
+        if name != "service":
+            print(f"throughput ratio service/{name}: {capacity['service'].rps / result.rps:.2f}")
+    print(
+        f"service at {args.load:.0%} of its capacity ({rate:.0f} req/s): "
+        f"p50 {latency['service'].percentile(0.5):.2f} ms, p99 {latency['service'].percentile(0.99):.2f} ms"
+    )
+    print("\nwhere the time goes:")
+    for line in breakdown(capacity, mix_costs([(call.method, call.request) for call in calls])):
+        print(f"  {line}")
+    print()
+
+
 async def bench(args: argparse.Namespace) -> int:
     """Start the servers, warm up and check, then the closed-loop and the open-loop rounds."""
     calls = realistic_mix()
@@ -387,27 +452,12 @@ async def bench(args: argparse.Namespace) -> int:
             rung.load(replies_path)
         targets[1].client = Client(rungs["echo"].target, args.channels)
         await warm_up(targets[1].client, calls[: len(calls) // 4], args.concurrency)
+        closed: dict[str, list[Result]] = {}
+        opened: dict[str, list[Result]] = {}
+        rate = 0.0
         try:
-            closed = await rounds(
-                targets,
-                args.rounds,
-                f"closed, {args.concurrency} in flight",
-                closed_loop,
-                calls=calls,
-                concurrency=args.concurrency,
-                seconds=args.seconds,
-            )
-            capacity = {name: median(rs, lambda r: r.rps) for name, rs in closed.items()}
-            rate = capacity["service"].rps * args.load
-            opened = await rounds(
-                targets[:2],
-                args.rounds,
-                f"open, {rate:.0f}/s ({args.load:.0%})",
-                open_loop,
-                calls=calls,
-                rate=rate,
-                seconds=args.seconds,
-            )
+            if not args.ladder_only:
+                closed, opened, rate = await loops(targets, calls, args)
         finally:
             for target in targets:
                 if target.client is not None:
@@ -423,32 +473,8 @@ async def bench(args: argparse.Namespace) -> int:
             channels=args.channels,
             concurrency=args.concurrency,
         )
-    latency = {name: median(rs, lambda r: r.percentile(0.99)) for name, rs in opened.items()}
-    print("\nevery round:")
-    print(
-        table(
-            [
-                r
-                for i in range(args.rounds)
-                for rs in (*closed.values(), *opened.values())
-                for r in rs[i : i + 1]
-            ]
-        )
-    )
-    print(f"\nsummary (the median of {args.rounds} rounds: closed loop by req/s, open loop by p99):")
-    print(table([*capacity.values(), *latency.values()]))
-    print()
-    for name, result in capacity.items():
-        if name != "service":
-            print(f"throughput ratio service/{name}: {capacity['service'].rps / result.rps:.2f}")
-    print(
-        f"service at {args.load:.0%} of its capacity ({rate:.0f} req/s): "
-        f"p50 {latency['service'].percentile(0.5):.2f} ms, p99 {latency['service'].percentile(0.99):.2f} ms"
-    )
-    print("\nwhere the time goes:")
-    for line in breakdown(capacity, mix_costs([(call.method, call.request) for call in calls])):
-        print(f"  {line}")
-    print()
+    if closed:
+        report(closed, opened, rate, args, calls)
     print("\n".join(where))
     errors = sum(r.errors for rs in (*closed.values(), *opened.values()) for r in rs)
     if mismatches or errors:
@@ -471,6 +497,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--threads", type=int, default=DEFAULT_THREADS, help="server thread pool")
     parser.add_argument("--load", type=float, default=DEFAULT_LOAD, help="open loop rate, share of capacity")
     parser.add_argument("--no-pin", dest="pin", action="store_false", help="do not split the CPUs")
+    parser.add_argument(
+        "--ladder-only", action="store_true", help="after the warm-up, only the ladder (no closed/open loops)"
+    )
     args = parser.parse_args(argv)
     return asyncio.run(bench(args))
 

@@ -7,7 +7,8 @@ of servers, each in its own process on the server CPU, each adding one layer of 
 2. **echo+protobuf**: decodes each request and encodes the reply as protobuf;
 3. **servicer**: the real ``RulesServicer`` (conversions and rules), without interceptor or metrics;
 4. **+interceptor**: with the service's ``RpcInterceptor`` (statuses, deadlines, ceiling), no metrics;
-5. **+metrics**: and the service's metrics, in multiprocess mode as deployed;
+5. **+metrics**: and the service's metrics, in multiprocess mode as deployed (counted per thread,
+   written to the metric files by the flushing thread);
 6. **service**: ``tractor-rules serve --workers 1`` itself (its pool, its security and logging setup).
 
 Each rung's server CPU per call (from /proc), and its difference to the rung below, says what that layer
@@ -71,6 +72,8 @@ def serve_rung(rung: str, threads: int) -> int:
     replies = load_replies(Path(sys.stdin.readline().strip()))
     registry = CollectorRegistry()
     metrics = Metrics(registry) if rung == "+metrics" else _no_metrics(registry)
+    if rung == "+metrics":
+        metrics.start_flushing()
     interceptors = [RpcInterceptor(metrics)] if rung in ("+interceptor", "+metrics") else []
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=threads), interceptors=interceptors)
     if rung.startswith("echo"):
@@ -82,6 +85,7 @@ def serve_rung(rung: str, threads: int) -> int:
     print(json.dumps({"port": port}), flush=True)
     sys.stdin.read()
     server.stop(1).wait(5)
+    metrics.close()
     return 0
 
 
