@@ -51,6 +51,7 @@ from loadtest.server import (
     ServerProcess,
     load_flags,
 )
+from loadtest.stats import median_by, percentile
 
 DEFAULT_SECONDS: Final = 6.0
 DEFAULT_ROUNDS: Final = 3
@@ -147,11 +148,8 @@ class Result:
         return self.calls / self.seconds
 
     def percentile(self, fraction: float) -> float:
-        """A latency percentile in ms (nearest rank)."""
-        ordered = sorted(self.latencies_ms)
-        if not ordered:
-            return float("nan")
-        return ordered[min(int(fraction * len(ordered)), len(ordered) - 1)]
+        """A latency percentile in ms (``loadtest.stats``: nearest rank; NaN without calls)."""
+        return percentile(self.latencies_ms, fraction)
 
 
 class Client:
@@ -329,11 +327,6 @@ def table(results: Sequence[Result]) -> str:
     return "\n".join(lines)
 
 
-def median(results: Sequence[Result], key: Callable[[Result], float]) -> Result:
-    """The median result by ``key`` (the upper one of an even count)."""
-    return sorted(results, key=key)[len(results) // 2]
-
-
 @dataclass
 class Target:
     """A server under test and the client connected to it."""
@@ -371,7 +364,7 @@ async def loops(
         concurrency=args.concurrency,
         seconds=args.seconds,
     )
-    capacity = {name: median(rs, lambda r: r.rps) for name, rs in closed.items()}
+    capacity = {name: median_by(rs, lambda r: r.rps) for name, rs in closed.items()}
     rate = capacity["service"].rps * args.load
     opened = await rounds(
         targets[:2],
@@ -393,8 +386,8 @@ def report(
     calls: Sequence[Call],
 ) -> None:
     """Print every round, the medians, the ratios and where the time goes."""
-    capacity = {name: median(rs, lambda r: r.rps) for name, rs in closed.items()}
-    latency = {name: median(rs, lambda r: r.percentile(0.99)) for name, rs in opened.items()}
+    capacity = {name: median_by(rs, lambda r: r.rps) for name, rs in closed.items()}
+    latency = {name: median_by(rs, lambda r: r.percentile(0.99)) for name, rs in opened.items()}
     print("\nevery round:")
     print(
         table(

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import statistics
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -36,6 +35,7 @@ import grpc
 from loadtest.bench import Client, closed_loop, echo_handlers, load_replies
 from loadtest.replay import Call
 from loadtest.server import LOOPBACK, ROOT, ServerProcess, pinned, process_tree_cpu, python_env
+from loadtest.stats import median
 from tractor.rules.v1 import rules_service_pb2 as pb
 
 RUNGS: Final = ("echo", "echo+protobuf", "servicer", "+interceptor", "+metrics")
@@ -215,18 +215,16 @@ async def ladder(
                 )
         for _, client, _, _ in targets.values():
             await client.close()
-    median = {name: statistics.median(r.cpu_per_call_us for r in rs) for name, rs in results.items()}
-    per_core = {
-        name: statistics.median(r.verdicts_per_core_second for r in rs) for name, rs in results.items()
-    }
-    echo, unary = median["echo"], per_core["service"]
+    cpu = {name: median(r.cpu_per_call_us for r in rs) for name, rs in results.items()}
+    per_core = {name: median(r.verdicts_per_core_second for r in rs) for name, rs in results.items()}
+    echo, unary = cpu["echo"], per_core["service"]
     lines = [f"the ladder: ValidatePlay, closed loop, median of {rounds} rounds (server CPU per call)"]
     below = 0.0
     for name in (*RUNGS, "service"):
-        step = f"+{median[name] - below:.0f} µs" if below else ""
-        lines.append(f"  {name:<14} {median[name]:6.0f} µs  {median[name] / echo:4.2f} × echo  {step}")
-        below = median[name]
-    lines.append(f"unary server CPU per call, service / echo: {median['service'] / echo:.2f}")
+        step = f"+{cpu[name] - below:.0f} µs" if below else ""
+        lines.append(f"  {name:<14} {cpu[name]:6.0f} µs  {cpu[name] / echo:4.2f} × echo  {step}")
+        below = cpu[name]
+    lines.append(f"unary server CPU per call, service / echo: {cpu['service'] / echo:.2f}")
     lines.append("verdicts per second per server core:")
     lines.append(f"  echo (requests)         {1e6 / echo:8.0f}")
     lines.append(f"  service, unary          {unary:8.0f}")

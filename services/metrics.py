@@ -37,6 +37,10 @@ from prometheus_client.metrics_core import Metric
 from prometheus_client.mmap_dict import MmapedDict
 from prometheus_client.multiprocess import MultiProcessCollector
 
+from services import logs
+
+_log = logs.get("metrics")
+
 LATENCY_BUCKETS: Final = (
     50e-6,
     100e-6,
@@ -225,7 +229,7 @@ class Metrics:
             started = sum(totals[rpc.started] for rpc in rpcs if rpc.started < len(totals))
             handled = sum(totals[slot] for rpc in rpcs for slot in rpc.handled.values() if slot < len(totals))
             busy = sum(deltas.get(rpc.seconds, 0.0) for rpc in rpcs)
-            if busy:
+            if busy > 0:
                 self._busy.inc(busy)
             self.in_flight.set(max(started - handled, 0))
 
@@ -287,20 +291,19 @@ class _Tally:
         """Add each slot's growth since the last flush to its value; the growth of each slot that grew.
         The caller holds ``flushing``."""
         with self.lock:
-            adds = list(self._adds)
             ended = [entry for entry in self._lists if not entry[0].is_alive()]
             for entry in ended:  # fold ended threads in once: their lists are final
                 self._lists.remove(entry)
                 self._ended = _add_lists(self._ended, entry[1])
-            lists = [values for _, values in self._lists]
-        totals = self._ended
-        for values in lists:
-            totals = _add_lists(totals, list(values))
+            totals = list(self._ended)
+            for _, values in self._lists:
+                totals = _add_lists(totals, list(values))
+            adds = list(self._adds)  # after the lists: no list is longer
         totals.extend([0.0] * (len(adds) - len(totals)))
         self.totals.extend([0.0] * (len(totals) - len(self.totals)))
         grown: dict[int, float] = {}
         for slot, (now, then) in enumerate(zip(totals, self.totals, strict=True)):
-            if now != then:
+            if now > then:  # float sums may wobble by an ulp when a thread is folded in: never < 0
                 grown[slot] = now - then
                 adds[slot](now - then)
         self.totals = totals
@@ -354,7 +357,10 @@ class _Flusher:
 
     def _run(self) -> None:
         while not self._stop.wait(self._seconds):
-            self._flush()
+            try:
+                self._flush()
+            except Exception:  # a flush that failed must not end the flushing: log it, go on
+                _log.exception("metrics flush failed")
 
     def stop(self) -> None:
         """Stop the thread and wait for its last flush to end."""
