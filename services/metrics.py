@@ -428,6 +428,11 @@ class ChurnProofCollector(MultiProcessCollector):
     its last good read, and a counter or histogram file that vanishes keeps its last values too, so a
     sum over workers never goes backwards; a new file unreadable on its first read counts nothing yet.
     A live gauge's file that vanishes is dropped, as upstream does.
+
+    Upstream knows these: an empty file fails every scrape, for good once a worker is killed in that
+    window (prometheus/client_python#1199, #604; unfixed in 0.26.0); a file deleted between the glob
+    and the read (#425, fixed for live gauges only). Dead workers' files are not compacted into one:
+    without locking, and with pids reused, that is not safe (#204).
     """
 
     def __init__(self, registry: CollectorRegistry | None, path: str | None = None) -> None:
