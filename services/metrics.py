@@ -74,7 +74,8 @@ def package_version(name: str) -> str:
 
 
 class Metrics:
-    """The service's metric objects. Construct once per process with the registry to register on."""
+    """The service's metric objects. Construct once per process with the registry to register on; a
+    worker calls ``start_flushing`` once it serves and ``close`` once it has stopped."""
 
     def __init__(self, registry: CollectorRegistry) -> None:
         first = _FlushFirst()
