@@ -51,6 +51,7 @@ from loadtest.server import (
     ServerProcess,
     load_flags,
 )
+from loadtest.stats import median_by, percentile
 
 DEFAULT_SECONDS: Final = 6.0
 DEFAULT_ROUNDS: Final = 3
@@ -156,11 +157,8 @@ class Result:
         return self.calls / self.seconds
 
     def percentile(self, fraction: float) -> float:
-        """A latency percentile in ms (nearest rank)."""
-        ordered = sorted(self.latencies_ms)
-        if not ordered:
-            return float("nan")
-        return ordered[min(int(fraction * len(ordered)), len(ordered) - 1)]
+        """A latency percentile in ms (``loadtest.stats``: nearest rank; NaN without calls)."""
+        return percentile(self.latencies_ms, fraction)
 
 
 class Client:
@@ -338,11 +336,6 @@ def table(results: Sequence[Result]) -> str:
     return "\n".join(lines)
 
 
-def median(results: Sequence[Result], key: Callable[[Result], float]) -> Result:
-    """The median result by ``key`` (the upper one of an even count)."""
-    return sorted(results, key=key)[len(results) // 2]
-
-
 @dataclass
 class Target:
     """A server under test and the client connected to it."""
@@ -364,6 +357,71 @@ async def rounds(
                 await measure(target.name, mode, target.server, run, target.client, **kwargs)
             )
     return results
+
+
+async def loops(
+    targets: Sequence[Target], calls: Sequence[Call], args: argparse.Namespace
+) -> tuple[dict[str, list[Result]], dict[str, list[Result]], float]:
+    """The closed-loop rounds, then the open-loop ones at ``args.load`` of the service's capacity;
+    (closed, opened, the open-loop rate)."""
+    closed = await rounds(
+        targets,
+        args.rounds,
+        f"closed, {args.concurrency} in flight",
+        closed_loop,
+        calls=calls,
+        concurrency=args.concurrency,
+        seconds=args.seconds,
+    )
+    capacity = {name: median_by(rs, lambda r: r.rps) for name, rs in closed.items()}
+    rate = capacity["service"].rps * args.load
+    opened = await rounds(
+        targets[:2],
+        args.rounds,
+        f"open, {rate:.0f}/s ({args.load:.0%})",
+        open_loop,
+        calls=calls,
+        rate=rate,
+        seconds=args.seconds,
+    )
+    return closed, opened, rate
+
+
+def report(
+    closed: dict[str, list[Result]],
+    opened: dict[str, list[Result]],
+    rate: float,
+    args: argparse.Namespace,
+    calls: Sequence[Call],
+) -> None:
+    """Print every round, the medians, the ratios and where the time goes."""
+    capacity = {name: median_by(rs, lambda r: r.rps) for name, rs in closed.items()}
+    latency = {name: median_by(rs, lambda r: r.percentile(0.99)) for name, rs in opened.items()}
+    print("\nevery round:")
+    print(
+        table(
+            [
+                r
+                for i in range(args.rounds)
+                for rs in (*closed.values(), *opened.values())
+                for r in rs[i : i + 1]
+            ]
+        )
+    )
+    print(f"\nsummary (the median of {args.rounds} rounds: closed loop by req/s, open loop by p99):")
+    print(table([*capacity.values(), *latency.values()]))
+    print()
+    for name, result in capacity.items():
+        if name != "service":
+            print(f"throughput ratio service/{name}: {capacity['service'].rps / result.rps:.2f}")
+    print(
+        f"service at {args.load:.0%} of its capacity ({rate:.0f} req/s): "
+        f"p50 {latency['service'].percentile(0.5):.2f} ms, p99 {latency['service'].percentile(0.99):.2f} ms"
+    )
+    print("\nwhere the time goes:")
+    for line in breakdown(capacity, mix_costs([(call.method, call.request) for call in calls])):
+        print(f"  {line}")
+    print()
 
 
 async def bench(args: argparse.Namespace) -> int:
@@ -392,27 +450,12 @@ async def bench(args: argparse.Namespace) -> int:
             rung.load(replies_path)
         targets[1].client = Client(rungs["echo"].target, args.channels)
         await warm_up(targets[1].client, calls[: len(calls) // 4], args.concurrency)
+        closed: dict[str, list[Result]] = {}
+        opened: dict[str, list[Result]] = {}
+        rate = 0.0
         try:
-            closed = await rounds(
-                targets,
-                args.rounds,
-                f"closed, {args.concurrency} in flight",
-                closed_loop,
-                calls=calls,
-                concurrency=args.concurrency,
-                seconds=args.seconds,
-            )
-            capacity = {name: median(rs, lambda r: r.rps) for name, rs in closed.items()}
-            rate = capacity["service"].rps * args.load
-            opened = await rounds(
-                targets[:2],
-                args.rounds,
-                f"open, {rate:.0f}/s ({args.load:.0%})",
-                open_loop,
-                calls=calls,
-                rate=rate,
-                seconds=args.seconds,
-            )
+            if not args.ladder_only:
+                closed, opened, rate = await loops(targets, calls, args)
         finally:
             for target in targets:
                 if target.client is not None:
@@ -428,32 +471,8 @@ async def bench(args: argparse.Namespace) -> int:
             channels=args.channels,
             concurrency=args.concurrency,
         )
-    latency = {name: median(rs, lambda r: r.percentile(0.99)) for name, rs in opened.items()}
-    print("\nevery round:")
-    print(
-        table(
-            [
-                r
-                for i in range(args.rounds)
-                for rs in (*closed.values(), *opened.values())
-                for r in rs[i : i + 1]
-            ]
-        )
-    )
-    print(f"\nsummary (the median of {args.rounds} rounds: closed loop by req/s, open loop by p99):")
-    print(table([*capacity.values(), *latency.values()]))
-    print()
-    for name, result in capacity.items():
-        if name != "service":
-            print(f"throughput ratio service/{name}: {capacity['service'].rps / result.rps:.2f}")
-    print(
-        f"service at {args.load:.0%} of its capacity ({rate:.0f} req/s): "
-        f"p50 {latency['service'].percentile(0.5):.2f} ms, p99 {latency['service'].percentile(0.99):.2f} ms"
-    )
-    print("\nwhere the time goes:")
-    for line in breakdown(capacity, mix_costs([(call.method, call.request) for call in calls])):
-        print(f"  {line}")
-    print()
+    if closed:
+        report(closed, opened, rate, args, calls)
     print("\n".join(where))
     errors = sum(r.errors for rs in (*closed.values(), *opened.values()) for r in rs)
     if mismatches or errors:
@@ -476,6 +495,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--threads", type=int, default=DEFAULT_THREADS, help="server thread pool")
     parser.add_argument("--load", type=float, default=DEFAULT_LOAD, help="open loop rate, share of capacity")
     parser.add_argument("--no-pin", dest="pin", action="store_false", help="do not split the CPUs")
+    parser.add_argument(
+        "--ladder-only", action="store_true", help="after the warm-up, only the ladder (no closed/open loops)"
+    )
     args = parser.parse_args(argv)
     return asyncio.run(bench(args))
 

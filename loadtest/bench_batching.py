@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import os
 import re
-import statistics
 import sys
 import threading
 import time
@@ -35,7 +34,8 @@ import grpc
 
 from loadtest.bench import split_cpus
 from loadtest.corpus import table_scripts
-from loadtest.server import ServerProcess, load_flags
+from loadtest.server import ServerProcess, load_flags, settled
+from loadtest.stats import percentile
 from tractor.rules.client import DEFAULT_MAX_WAIT, MAX_BATCH_ITEMS, PlayBatcher
 from tractor.rules.v1 import rules_service_pb2 as pb
 from tractor.rules.v1 import rules_service_pb2_grpc
@@ -65,9 +65,8 @@ class Totals:
         return self.calls / self.seconds if self.seconds else 0.0
 
     def percentile(self, q: int) -> float:
-        if len(self.latencies_ms) < 2:
-            return self.latencies_ms[0] if self.latencies_ms else 0.0
-        return statistics.quantiles(self.latencies_ms, n=100, method="inclusive")[q - 1]
+        """The ``q``-th latency percentile in ms (``loadtest.stats``: nearest rank; 0 without calls)."""
+        return percentile(self.latencies_ms, q / 100, empty=0.0)
 
     @property
     def cpu_per_verdict_us(self) -> float:
@@ -184,7 +183,8 @@ def bench(args: argparse.Namespace) -> int:
             results = {mode: Totals() for mode in MODES}
             for _ in range(args.rounds):
                 for mode in MODES:
-                    cpu, batches = service.cpu_seconds(), batch_calls(service.metrics_url)
+                    batches = settled(lambda: batch_calls(service.metrics_url))
+                    cpu = service.cpu_seconds()
                     run_round(
                         calls[mode],
                         requests,
@@ -194,7 +194,7 @@ def bench(args: argparse.Namespace) -> int:
                         totals=results[mode],
                     )
                     results[mode].server_cpu += service.cpu_seconds() - cpu
-                    results[mode].batch_calls += batch_calls(service.metrics_url) - batches
+                    results[mode].batch_calls += settled(lambda: batch_calls(service.metrics_url)) - batches
     print()
     print(table(results))
     unary, batched = results["unary"], results["batched"]

@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import argparse
 import random
-import statistics
 import sys
-import timeit
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from loadtest.stats import median_micros
 from rules_core.autoplay import suggest_play
 from rules_core.cards import HAND_SIZE, NUM_FACES, Hand, Suit, contains, hand_of, parse_cards
 from rules_core.follow import check_follow
@@ -39,14 +38,6 @@ class Figure:
     name: str
     micros: float
     target: float
-
-
-def median_micros(call: Callable[[], object], *, repeat: int = 7, budget: float = 0.2) -> float:
-    """Median time per call in µs over ``repeat`` batches sized to take about ``budget`` seconds each."""
-    timer = timeit.Timer(call)
-    number, _ = timer.autorange()
-    number = max(1, int(number * budget / 0.2))
-    return statistics.median(t / number for t in timer.repeat(repeat, number)) * 1e6
 
 
 def cards(text: str) -> tuple[int, ...]:

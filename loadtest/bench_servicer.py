@@ -14,9 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import inspect
-import statistics
 import time
-import timeit
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from types import ModuleType
@@ -26,6 +24,7 @@ from google.protobuf import json_format
 from prometheus_client import CollectorRegistry
 
 from loadtest.contract import REQUESTS
+from loadtest.stats import median_micros
 from services import servicer as servicer_module
 from services.metrics import Metrics
 from services.servicer import RulesServicer
@@ -149,12 +148,6 @@ def mix_costs(calls: Sequence[tuple[str, bytes]], passes: int = 3) -> MixCost:
 
     per_request = 1e6 / len(calls)
     return MixCost(servicer=_best(passes, serve) * per_request, engine=_best(passes, replay) * per_request)
-
-
-def median_micros(call: Callable[[], object]) -> float:
-    timer = timeit.Timer(call)
-    number, _ = timer.autorange()
-    return statistics.median(t / number for t in timer.repeat(7, number)) * 1e6
 
 
 def main() -> None:

@@ -7,7 +7,8 @@ of servers, each in its own process on the server CPU, each adding one layer of 
 2. **echo+protobuf**: decodes each request and encodes the reply as protobuf;
 3. **servicer**: the real ``RulesServicer`` (conversions and rules), without interceptor or metrics;
 4. **+interceptor**: with the service's ``RpcInterceptor`` (statuses, deadlines, ceiling), no metrics;
-5. **+metrics**: and the service's metrics, in multiprocess mode as deployed;
+5. **+metrics**: and the service's metrics, in multiprocess mode as deployed (counted per thread,
+   written to the metric files by the flushing thread);
 6. **service**: ``tractor-rules serve --workers 1`` itself (its pool, its security and logging setup).
 
 Each rung's server CPU per call (from /proc), and its difference to the rung below, says what that layer
@@ -20,7 +21,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import statistics
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -35,6 +35,7 @@ import grpc
 from loadtest.bench import Client, closed_loop, echo_handlers, load_replies
 from loadtest.replay import Call
 from loadtest.server import LOOPBACK, ROOT, ServerProcess, pinned, process_tree_cpu, python_env
+from loadtest.stats import median
 from tractor.rules.v1 import rules_service_pb2 as pb
 
 RUNGS: Final = ("echo", "echo+protobuf", "servicer", "+interceptor", "+metrics")
@@ -71,6 +72,8 @@ def serve_rung(rung: str, threads: int) -> int:
     replies = load_replies(Path(sys.stdin.readline().strip()))
     registry = CollectorRegistry()
     metrics = Metrics(registry) if rung == "+metrics" else _no_metrics(registry)
+    if rung == "+metrics":
+        metrics.start_flushing()
     interceptors = [RpcInterceptor(metrics)] if rung in ("+interceptor", "+metrics") else []
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=threads), interceptors=interceptors)
     if rung.startswith("echo"):
@@ -82,6 +85,7 @@ def serve_rung(rung: str, threads: int) -> int:
     print(json.dumps({"port": port}), flush=True)
     sys.stdin.read()
     server.stop(1).wait(5)
+    metrics.close()
     return 0
 
 
@@ -211,18 +215,16 @@ async def ladder(
                 )
         for _, client, _, _ in targets.values():
             await client.close()
-    median = {name: statistics.median(r.cpu_per_call_us for r in rs) for name, rs in results.items()}
-    per_core = {
-        name: statistics.median(r.verdicts_per_core_second for r in rs) for name, rs in results.items()
-    }
-    echo, unary = median["echo"], per_core["service"]
+    cpu = {name: median(r.cpu_per_call_us for r in rs) for name, rs in results.items()}
+    per_core = {name: median(r.verdicts_per_core_second for r in rs) for name, rs in results.items()}
+    echo, unary = cpu["echo"], per_core["service"]
     lines = [f"the ladder: ValidatePlay, closed loop, median of {rounds} rounds (server CPU per call)"]
     below = 0.0
     for name in (*RUNGS, "service"):
-        step = f"+{median[name] - below:.0f} µs" if below else ""
-        lines.append(f"  {name:<14} {median[name]:6.0f} µs  {median[name] / echo:4.2f} × echo  {step}")
-        below = median[name]
-    lines.append(f"unary server CPU per call, service / echo: {median['service'] / echo:.2f}")
+        step = f"+{cpu[name] - below:.0f} µs" if below else ""
+        lines.append(f"  {name:<14} {cpu[name]:6.0f} µs  {cpu[name] / echo:4.2f} × echo  {step}")
+        below = cpu[name]
+    lines.append(f"unary server CPU per call, service / echo: {cpu['service'] / echo:.2f}")
     lines.append("verdicts per second per server core:")
     lines.append(f"  echo (requests)         {1e6 / echo:8.0f}")
     lines.append(f"  service, unary          {unary:8.0f}")

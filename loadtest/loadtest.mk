@@ -20,7 +20,7 @@ LOADTEST_INSTALLED := $(dir $(BIN)).installed-loadtest
 LOADTEST_PY := PYTHONPATH=$(CURDIR) $(BIN)/python
 CORPUS_FILES := loadtest/corpus/000.jsonl.gz loadtest/corpus/003.jsonl.gz loadtest/corpus/stress.jsonl.gz
 
-.PHONY: corpus loadtest loadtest-smoke bench bench-batching capacity loadtest-distributed bench-core bench-servicer
+.PHONY: corpus loadtest loadtest-smoke bench bench-batching capacity loadtest-distributed bench-core bench-servicer bench-metrics
 
 $(LOADTEST_INSTALLED): pyproject.toml | $(INSTALLED)
 	$(BIN)/pip install -q --disable-pip-version-check -e . --group loadtest
@@ -56,6 +56,9 @@ bench-core: $(INSTALLED)  ## rules_core speed: medians against targets
 
 bench-servicer: $(INSTALLED) $(GENERATED)  ## the service's own cost per ValidatePlay, without the network
 	$(BIN)/python -m loadtest.bench_servicer
+
+bench-metrics: $(INSTALLED)  ## one call's metrics: Metrics against writing them straight to the files (about 10 s)
+	$(BIN)/python -m loadtest.bench_metrics
 
 # Included before the root Makefile's first target, this file must not become the default goal.
 .DEFAULT_GOAL := $(_loadtest_saved_goal)

@@ -73,6 +73,24 @@ def process_tree_cpu(pid: int) -> float:
     return total / ticks
 
 
+def settled(read: Callable[[], float], timeout: float = 10.0) -> float:
+    """``read()`` (a counter from ``/metrics``) once two reads two flush intervals apart agree.
+
+    Workers write what they count every ``services.metrics.FLUSH_SECONDS``, so a scrape right after some
+    calls may not show the last of them yet.
+    """
+    from services.metrics import FLUSH_SECONDS  # noqa: PLC0415  # prometheus_client reads the env at import
+
+    deadline = time.monotonic() + timeout
+    last = read()
+    while True:
+        time.sleep(2 * FLUSH_SECONDS)
+        now = read()
+        if now == last or time.monotonic() > deadline:
+            return now
+        last = now
+
+
 def rss_kib(pid: int) -> int | None:
     """Resident memory of ``pid`` in KiB (``VmRSS`` of ``/proc/<pid>/status``), None once it is gone."""
     try:

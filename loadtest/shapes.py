@@ -30,6 +30,7 @@ from locust import LoadTestShape, events
 from locust.runners import MasterRunner
 
 from loadtest.server import SERVICE_PID_ENV, process_tree_cpu
+from loadtest.stats import histogram_percentile
 
 DEFAULT_RUN_TIME: Final = 60
 DEFAULT_STEP_TIME: Final = 12.0
@@ -126,23 +127,6 @@ class StepResult:
         return self.failures == 0 and self.requests > 0 and self.p99_ms < slo_p99_ms
 
 
-def percentile(histogram: Counter[int], fraction: float) -> float:
-    """The response time at ``fraction`` of a histogram of rounded milliseconds (0 when empty).
-
-    >>> percentile(Counter({1: 98, 2: 1, 30: 1}), 0.99)
-    2
-    """
-    total = sum(histogram.values())
-    if not total:
-        return 0
-    wanted, seen = fraction * total, 0
-    for value in sorted(histogram):
-        seen += histogram[value]
-        if seen >= wanted:
-            return value
-    return max(histogram)
-
-
 class StepLoad(LoadTestShape):
     """``--step-users`` more users every ``--step-time`` seconds for ``--run-time``; per-step results."""
 
@@ -205,8 +189,8 @@ class StepLoad(LoadTestShape):
                 step=self._step + 1,
                 users=(self._step + 1) * int(self._option("step_users", DEFAULT_STEP_USERS)),
                 rps=(end.requests - self._settled.requests) / seconds,
-                p50_ms=percentile(window, 0.50),
-                p99_ms=percentile(window, 0.99),
+                p50_ms=histogram_percentile(window, 0.50),
+                p99_ms=histogram_percentile(window, 0.99),
                 requests=end.requests - self._settled.requests,
                 failures=end.failures - self._start.failures,
                 locust_cpu=(

@@ -40,6 +40,7 @@ import grpc
 
 from loadtest.contract import CONTRACTS
 from loadtest.server import ServerProcess, load_flags
+from loadtest.stats import percentile as _percentile
 from rules_core.audit import HandRecord, TrickRecord, audit_hand
 from rules_core.autoplay import suggest_play
 from rules_core.bidding import Declaration, resolve_declarations
@@ -418,11 +419,6 @@ def run_pairing(
         defend = next(score for p_seats, score in scores if (p_seats - spec.dealer) % 2 == 0)
         deltas.append(attack - defend)
     return PairingResult(p.name, make_q(0).name, tuple(deltas), games, audited)
-
-
-def _percentile(values: Sequence[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
 OPPONENTS: dict[str, Callable[[int], Player]] = {

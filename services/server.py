@@ -93,19 +93,21 @@ def create_server(
     *,
     registry: CollectorRegistry,
     health_servicer: health.HealthServicer | None = None,
+    metrics: Metrics | None = None,
 ) -> tuple[Any, int]:
     """An unstarted server with the rules servicer, the interceptors, health and reflection; and its port.
 
     Every service is marked SERVING in ``health_servicer`` (one is made when not given); metrics are
-    registered on ``registry``. The port is TLS or mutual TLS when the configuration names certificates,
-    and a bearer token is required when it names one (``services.security``). Raises OSError when the
-    address cannot be bound, ValueError when a certificate or token file cannot be used.
+    recorded in ``metrics`` (made on ``registry`` when not given). The port is TLS or mutual TLS when
+    the configuration names certificates, and a bearer token is required when it names one
+    (``services.security``). Raises OSError when the address cannot be bound, ValueError when a
+    certificate or token file cannot be used.
 
     The error interceptor is the outer one, so refused calls (UNAUTHENTICATED) are counted too; gRPC
     itself answers RESOURCE_EXHAUSTED for oversized messages. Past ``max_concurrent_rpcs`` calls the pool
     refuses a call, or gRPC does when the body-first deferral is off (``gate``).
     """
-    metrics = Metrics(registry)
+    metrics = metrics or Metrics(registry)
     credentials = security.server_credentials(config)
     executor = BodyFirstPool(
         config.threads,
@@ -312,8 +314,11 @@ def run_worker(config: ServerConfig, port: int, ready_fd: int, parent: int) -> i
     logs.configure(config.log_level)
     stop = stop_on_signals()
     health_servicer = new_health()
+    registry = CollectorRegistry()
+    metrics = Metrics(registry)
+    metrics.start_flushing()
     server, _ = create_server(
-        replace(config, port=port), registry=CollectorRegistry(), health_servicer=health_servicer
+        replace(config, port=port), registry=registry, health_servicer=health_servicer, metrics=metrics
     )
     server.start()
     health_server = None
@@ -328,6 +333,7 @@ def run_worker(config: ServerConfig, port: int, ready_fd: int, parent: int) -> i
             _log.warning("parent gone; shutting down", extra={"parent": parent})
             break
     shut_down(server, health_servicer, config)
+    metrics.close()  # the last counts, before the parent marks this worker dead
     if health_server is not None:  # after the main server: probes see NOT_SERVING through the drain
         health_server.stop(None)
     return 0

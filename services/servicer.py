@@ -336,14 +336,12 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
 
     def ValidatePlays(self, request: pb.ValidatePlaysRequest, context: Context) -> pb.ValidatePlaysResponse:
         """ValidatePlay for every item; a malformed item gets its own INVALID_ARGUMENT in its slot."""
-        with self._metrics.batched():
-            results = _batch(request.items, self.ValidatePlay, pb.ValidatePlayResult, context)
+        results = _batch(request.items, self.ValidatePlay, pb.ValidatePlayResult, context)
         return pb.ValidatePlaysResponse(results=results)
 
     def ResolveTricks(self, request: pb.ResolveTricksRequest, context: Context) -> pb.ResolveTricksResponse:
         """ResolveTrick for every item; a malformed item gets its own INVALID_ARGUMENT in its slot."""
-        with self._metrics.batched():
-            results = _batch(request.items, self.ResolveTrick, pb.ResolveTrickResult, context)
+        results = _batch(request.items, self.ResolveTrick, pb.ResolveTrickResult, context)
         return pb.ResolveTricksResponse(results=results)
 
 

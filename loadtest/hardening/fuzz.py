@@ -42,7 +42,7 @@ from loadtest import corpus
 from loadtest.contract import METHODS, REQUESTS, SERVICE, method_path
 from loadtest.hardening.judge import Outcome, judge
 from loadtest.hardening.messages import Case, Generator, descriptor_of
-from loadtest.server import ServerProcess
+from loadtest.server import ServerProcess, settled
 
 DEFAULT_REQUESTS: Final = 100_000
 DEFAULT_SEED: Final = 1
@@ -291,7 +291,7 @@ def fuzz(
         report.workers_before = list(server.serving["workers"])
         asyncio.run(_run(server.target, generator, report, **options))
         report.workers_after = server.workers()
-        report.internal_in_metrics = internal_in_metrics(server.metrics_url)
+        report.internal_in_metrics = settled(lambda: internal_in_metrics(server.metrics_url))
         report.server_errors = server.errors()
     return report
 

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import statistics
 import sys
 import time
 from collections import Counter
@@ -33,6 +32,7 @@ from loadtest import corpus
 from loadtest.contract import METHODS, RESPONSES, method_path
 from loadtest.replay import Call, VerdictMismatchError, check
 from loadtest.server import ServerProcess, rss_kib
+from loadtest.stats import median, percentiles
 
 DEFAULT_SECONDS: Final = 600.0
 DEFAULT_RATE: Final = 400.0
@@ -80,7 +80,7 @@ class SoakReport:
             if len(series) < 2:
                 continue
             span = min(3, max(1, len(series) // 3))
-            start, end = statistics.median(series[:span]), statistics.median(series[-span:])
+            start, end = median(series[:span]), median(series[-span:])
             result[pid] = (int(start), int(end), (end - start) / start)
         return result
 
@@ -90,8 +90,8 @@ class SoakReport:
         if len(measured) < 2:
             return 0.0, 0.0, 1.0
         third = max(1, len(measured) // 3)
-        first = statistics.median(interval.p99 for interval in measured[:third])
-        last = statistics.median(interval.p99 for interval in measured[-third:])
+        first = median(interval.p99 for interval in measured[:third])
+        last = median(interval.p99 for interval in measured[-third:])
         return first, last, (last / first if first else 1.0)
 
     @property
@@ -182,11 +182,7 @@ class _Soak:
         latencies, self.latencies = sorted(self.latencies), []
         errors, self.interval_errors = self.interval_errors, 0
         rss = {pid: kib for pid in workers if (kib := rss_kib(pid)) is not None}
-        if latencies:
-            p50 = latencies[len(latencies) // 2]
-            p99 = latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))]
-        else:
-            p50 = p99 = 0.0
+        p50, p99 = percentiles(latencies, 0.5, 0.99, empty=0.0)
         return Interval(elapsed, len(latencies), errors, p50, p99, rss)
 
 

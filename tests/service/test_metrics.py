@@ -4,9 +4,15 @@ domain series, each with bounded labels."""
 from __future__ import annotations
 
 import os
+import struct
+from pathlib import Path
 
+import pytest
+from prometheus_client.mmap_dict import MmapedDict, mmap_key
+from prometheus_client.multiprocess import MultiProcessCollector
 from wire import Live, call, message, names, rejected
 
+from services.metrics import ChurnProofCollector
 from services.server import RULES_SERVICE
 from tractor.rules.v1 import rules_service_pb2 as pb
 from tractor.rules.v1 import rules_service_pb2_grpc
@@ -110,3 +116,52 @@ def test_build_info_is_one(live: Live) -> None:
     ]
     assert len(samples) == 1 and samples[0].value == 1
     assert set(samples[0].labels) == {"version", "python", "grpcio"}
+
+
+# --------------------------------------------------------------------------------------------------
+# the parent's collector, against metric files caught mid-change
+
+
+def _write(path: Path, metric: str, value: float, **labels: str) -> None:
+    """One value in a prometheus_client metric file, as a worker's ``MultiProcessValue`` writes it."""
+    values = MmapedDict(str(path))  # type: ignore[no-untyped-call]  # untyped upstream
+    values.write_value(mmap_key(metric, metric, list(labels), list(labels.values()), "help"), value, 0.0)  # type: ignore[no-untyped-call]
+    values.close()  # type: ignore[no-untyped-call]
+
+
+def _samples(collector: MultiProcessCollector) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
+    return {
+        (sample.name, tuple(sorted(sample.labels.items()))): sample.value
+        for family in collector.collect()  # type: ignore[no-untyped-call]  # the stock one is untyped
+        for sample in family.samples
+    }
+
+
+def test_the_collector_reads_past_files_caught_mid_change(tmp_path: Path) -> None:
+    """A worker that starts during a scrape has created its file but not sized it; one that dies has its
+    live gauges removed; a file can be caught half-written. The stock collector fails the scrape (HTTP 500)
+    on the first; ours answers, keeping each unreadable file's last good values, so counters summed over
+    workers never go backwards. On whole files it answers exactly what the stock one does."""
+    _write(tmp_path / "counter_11.db", "grpc_server_handled_total", 5, grpc_code="OK")
+    _write(tmp_path / "counter_12.db", "grpc_server_handled_total", 7, grpc_code="OK")
+    _write(tmp_path / "gauge_livesum_11.db", "tractor_rules_requests_in_flight", 2)
+    _write(tmp_path / "gauge_livesum_12.db", "tractor_rules_requests_in_flight", 1)
+    stock, ours = MultiProcessCollector(None, str(tmp_path)), ChurnProofCollector(None, str(tmp_path))  # type: ignore[no-untyped-call]
+    whole = _samples(ours)
+    assert whole == _samples(stock)
+    handled = ("grpc_server_handled_total", (("grpc_code", "OK"),))
+    assert whole[handled] == 12 and whole[("tractor_rules_requests_in_flight", ())] == 3
+
+    (tmp_path / "counter_13.db").touch()  # a worker starting: created, not yet sized
+    with pytest.raises(struct.error):
+        _samples(stock)
+    assert _samples(ours) == whole
+
+    half = (tmp_path / "counter_12.db").read_bytes()[:20]  # caught mid-write: shorter than it says
+    (tmp_path / "counter_12.db").write_bytes(half)
+    assert _samples(ours)[handled] == 12  # its last good values
+
+    (tmp_path / "counter_12.db").unlink()  # a counter file never vanishes; if it does, it still counts
+    (tmp_path / "gauge_livesum_12.db").unlink()  # a dead worker's live gauge goes with it
+    after = _samples(ours)
+    assert after[handled] == 12 and after[("tractor_rules_requests_in_flight", ())] == 2

@@ -17,7 +17,7 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from wire import message, names
 
-from loadtest.server import ServerProcess
+from loadtest.server import ServerProcess, settled
 from services.server import RULES_SERVICE
 from tractor.rules.v1 import rules_service_pb2 as pb
 from tractor.rules.v1 import rules_service_pb2_grpc
@@ -96,10 +96,12 @@ def test_a_live_scrape_passes_promtool_check_metrics(two_workers: tuple[ServerPr
 
 def test_metrics_endpoint_sums_the_workers(two_workers: tuple[ServerProcess, Path]) -> None:
     server, _ = two_workers
-    before = _handled(_scrape(server.metrics_url))
+    before = settled(lambda: _handled(_scrape(server.metrics_url)))  # the earlier tests' calls counted
     for _ in range(CALLS):
         _call_on_fresh_connection(server.target)
-    text = _scrape(server.metrics_url)
+    deadline = time.monotonic() + 10  # the workers write their counts a few times a second: poll
+    while _handled(text := _scrape(server.metrics_url)) < before + CALLS and time.monotonic() < deadline:
+        time.sleep(0.05)
     assert _handled(text) == before + CALLS
     assert "grpc_server_started_total{" in text
     assert re.search(r'grpc_server_handling_seconds_bucket\{[^}]*le="5e-05"', text)
