@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import gc
 import random
-import statistics
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -24,6 +23,7 @@ from typing import Any, Final
 
 from prometheus_client import CollectorRegistry
 
+from loadtest.stats import median, percentiles
 from rules_core.cards import BOTTOM_SIZE, HAND_SIZE, NUM_FACES, PLAYERS
 from rules_core.rules import PRESETS
 from services.metrics import Metrics
@@ -83,12 +83,11 @@ class Samples:
             start = time.thread_time_ns()
             self.method(self.slowest[2], _Context())
             runs.append((time.thread_time_ns() - start) / 1e6)
-        return statistics.median(runs)
+        return median(runs)
 
     def line(self, name: str) -> str:
         ordered = sorted(self.ms)
-        p50 = statistics.median(ordered)
-        p99 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
+        p50, p99 = percentiles(ordered, 0.5, 0.99)
         within = p99 <= P99_TARGET_MS and self.slowest[0] <= MAX_TARGET_MS
         verdict = "ok" if within and ordered[-1] <= MAX_TARGET_MS else "ok but for gc" if within else "OVER"
         pauses = (

@@ -362,9 +362,9 @@ class HandScript:
             ruleset=self.ruleset(),
             level=level,
             seat=dealer,
-            received=cards(faces_of(record.deal[dealer])),
+            received=cards_out(faces_of(record.deal[dealer])),
             declarations=[
-                pb.Declaration(seat=act.seat, cards=cards(act.cards)) for act in record.declarations
+                pb.Declaration(seat=act.seat, cards=cards_out(act.cards)) for act in record.declarations
             ],
         )
         self.add("SuggestDeclaration", declaration, {})
@@ -372,8 +372,8 @@ class HandScript:
             ruleset=self.ruleset(),
             level=level,
             contract=CONTRACTS[bidding.contract],
-            hand=cards(faces_of(add(record.deal[dealer], record.bottom))),
-            bottom=cards(record.bottom),
+            hand=cards_out(faces_of(add(record.deal[dealer], record.bottom))),
+            bottom=cards_out(record.bottom),
             policy=pb.BURY_POLICY_AUTO_BURY if self.seed % 2 else pb.BURY_POLICY_STRONG,
         )
         self.add("SuggestBury", bury, {"policy": int(bury.policy)})
