@@ -10,6 +10,7 @@ the slowest. Run: ``make bench-core`` (``--strict`` exits non-zero when a target
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import statistics
 import sys
@@ -158,7 +159,15 @@ def adversarial(ctx: TrumpContext) -> list[tuple[str, Callable[[], object]]]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--strict", action="store_true", help="exit 1 when a median misses its target")
+    parser.add_argument("--json", action="store_true", help="print the medians as one JSON object instead")
+    parser.add_argument(
+        "--engines", action="store_true", help="pure vs compiled engine side by side (loadtest.bench_engines)"
+    )
     args = parser.parse_args()
+    if args.engines:
+        from loadtest import bench_engines  # noqa: PLC0415
+
+        return bench_engines.main([])
     two = cards("SA SK")
     baseline = median_micros(lambda: contains(FOLLOWER, two))
     record = seeded_hand(7)
@@ -188,6 +197,13 @@ def main() -> int:
     worst = [
         Figure(name, median_micros(call, repeat=3, budget=0.05), 1000) for name, call in adversarial(CTX)
     ]
+    if args.json:
+        print(
+            json.dumps(
+                {"baseline (2-card hand membership)": baseline} | {f.name: f.micros for f in figures + worst}
+            )
+        )
+        return 0
     print(f"baseline (2-card hand membership): {baseline:.2f} µs\n")
     print(f"{'measure':62} {'median µs':>10} {'× base':>8} {'target':>8}")
     missed = 0

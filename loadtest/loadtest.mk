@@ -47,8 +47,10 @@ bench-batching: $(INSTALLED) $(LOADTEST_INSTALLED) $(GENERATED)  ## ValidatePlay
 loadtest-distributed: $(INSTALLED) $(LOADTEST_INSTALLED) $(CORPUS_FILES) $(GENERATED)  ## Locust master + workers on this machine
 	loadtest/distributed.sh local $(LOADTEST_DISTRIBUTED_WORKERS) --time $(LOADTEST_TIME) $(LOADTEST_ARGS)
 
-bench-core: $(INSTALLED)  ## rules_core speed: medians against targets
-	$(BIN)/python -m loadtest.bench_core
+BENCH_CORE_ARGS ?=
+
+bench-core: $(INSTALLED)  ## rules_core speed: medians against targets (BENCH_CORE_ARGS=--engines: pure vs compiled)
+	$(LOADTEST_PY) -m loadtest.bench_core $(BENCH_CORE_ARGS)
 
 bench-servicer: $(INSTALLED) $(GENERATED)  ## the service's own cost per ValidatePlay, without the network
 	$(BIN)/python -m loadtest.bench_servicer

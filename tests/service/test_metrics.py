@@ -7,6 +7,7 @@ import os
 
 from wire import Live, call, message, names, rejected
 
+import rules_core
 from services.server import RULES_SERVICE
 from tractor.rules.v1 import rules_service_pb2 as pb
 from tractor.rules.v1 import rules_service_pb2_grpc
@@ -109,4 +110,5 @@ def test_build_info_is_one(live: Live) -> None:
         for sample in family.samples
     ]
     assert len(samples) == 1 and samples[0].value == 1
-    assert set(samples[0].labels) == {"version", "python", "grpcio"}
+    assert set(samples[0].labels) == {"version", "python", "grpcio", "engine"}
+    assert samples[0].labels["engine"] == rules_core.ENGINE  # the build this process chose and runs
