@@ -10,10 +10,12 @@ the slowest. Run: ``make bench-core`` (``--strict`` exits non-zero when a target
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import random
 import statistics
 import sys
+import time
 import timeit
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -42,9 +44,15 @@ class Figure:
     target: float
 
 
-def median_micros(call: Callable[[], object], *, repeat: int = 7, budget: float = 0.2) -> float:
+def median_micros(
+    call: Callable[[], object],
+    *,
+    repeat: int = 7,
+    budget: float = 0.2,
+    clock: Callable[[], float] = time.perf_counter,
+) -> float:
     """Median time per call in µs over ``repeat`` batches sized to take about ``budget`` seconds each."""
-    timer = timeit.Timer(call)
+    timer = timeit.Timer(call, timer=clock)
     number, _ = timer.autorange()
     number = max(1, int(number * budget / 0.2))
     return statistics.median(t / number for t in timer.repeat(repeat, number)) * 1e6
@@ -161,6 +169,9 @@ def main() -> int:
     parser.add_argument("--strict", action="store_true", help="exit 1 when a median misses its target")
     parser.add_argument("--json", action="store_true", help="print the medians as one JSON object instead")
     parser.add_argument(
+        "--cpu-time", action="store_true", help="time this process's CPU, not the wall clock (busy machines)"
+    )
+    parser.add_argument(
         "--engines", action="store_true", help="pure vs compiled engine side by side (loadtest.bench_engines)"
     )
     args = parser.parse_args()
@@ -168,35 +179,36 @@ def main() -> int:
         from loadtest import bench_engines  # noqa: PLC0415
 
         return bench_engines.main([])
+    measure = functools.partial(
+        median_micros, clock=time.process_time if args.cpu_time else time.perf_counter
+    )
     two = cards("SA SK")
-    baseline = median_micros(lambda: contains(FOLLOWER, two))
+    baseline = measure(lambda: contains(FOLLOWER, two))
     record = seeded_hand(7)
     validations = sum(len(r[1]) for r in record)
     figures = [
         Figure(
             "follow a tractor lead, 25-card hand",
-            median_micros(lambda: check_follow(CTX, hand=FOLLOWER, lead=TRACTOR_LEAD, play=TRACTOR_FOLLOW)),
+            measure(lambda: check_follow(CTX, hand=FOLLOWER, lead=TRACTOR_LEAD, play=TRACTOR_FOLLOW)),
             15,
         ),
         Figure(
             "throw lead vs three 25-card hands",
-            median_micros(lambda: check_lead(CTX, DEFAULT_RULES, hand=LEADER, lead=THROW, others=OTHERS)),
+            measure(lambda: check_lead(CTX, DEFAULT_RULES, hand=LEADER, lead=THROW, others=OTHERS)),
             40,
         ),
         Figure(
             "resolve a trick",
-            median_micros(lambda: resolve_trick(CTX, DEFAULT_RULES, leader=0, plays=TRICK, dealer=0)),
+            measure(lambda: resolve_trick(CTX, DEFAULT_RULES, leader=0, plays=TRICK, dealer=0)),
             25,
         ),
         Figure(
             f"whole seeded hand ({validations} validations, {len(record)} tricks, 1 settlement)",
-            median_micros(lambda: whole_hand(record), repeat=5),
+            measure(lambda: whole_hand(record), repeat=5),
             5000,
         ),
     ]
-    worst = [
-        Figure(name, median_micros(call, repeat=3, budget=0.05), 1000) for name, call in adversarial(CTX)
-    ]
+    worst = [Figure(name, measure(call, repeat=3, budget=0.05), 1000) for name, call in adversarial(CTX)]
     if args.json:
         print(
             json.dumps(

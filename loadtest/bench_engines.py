@@ -1,9 +1,10 @@
 """The compiled engine against the pure one: ``make bench-core`` figures and the servicer's cost per call.
 
 Each round runs ``loadtest.bench_core --json`` and the in-process servicer bench in a fresh process per
-engine (``TRACTOR_RULES_ENGINE`` chooses it when rules_core is first imported), the engines interleaved
-round by round so that load on a shared machine falls on both alike; the table shows each figure's median
-over the rounds and its speed-up (pure µs / compiled µs). Needs a current build (``make compiled``).
+engine (``TRACTOR_RULES_ENGINE`` chooses it when rules_core is first imported), timing the process's CPU
+time (``--cpu-time``: other processes' load does not count), the engines interleaved round by round so
+that what load remains falls on both alike; the table shows each figure's median over the rounds and its
+speed-up (pure µs / compiled µs). Needs a current build (``make compiled``).
 Run: ``make bench-core BENCH_CORE_ARGS=--engines`` (``--rounds``, default 3).
 """
 
@@ -15,6 +16,7 @@ import os
 import statistics
 import subprocess
 import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -31,7 +33,8 @@ def servicer_figures() -> dict[str, float]:
     """The servicer bench's two medians (loadtest.bench_servicer) in this process's engine."""
     from prometheus_client import CollectorRegistry  # noqa: PLC0415  # the child only
 
-    from loadtest.bench_servicer import REQUEST, StubContext, median_micros  # noqa: PLC0415
+    from loadtest.bench_core import median_micros  # noqa: PLC0415
+    from loadtest.bench_servicer import REQUEST, StubContext  # noqa: PLC0415
     from services.metrics import Metrics  # noqa: PLC0415
     from services.servicer import RulesServicer  # noqa: PLC0415
     from tractor.rules.v1 import rules_service_pb2 as pb  # noqa: PLC0415
@@ -47,7 +50,10 @@ def servicer_figures() -> dict[str, float]:
     def servicer_call() -> bytes:
         return servicer.ValidatePlay(pb.ValidatePlayRequest.FromString(REQUEST), context).SerializeToString()
 
-    return {SERVICER: median_micros(servicer_call), CODEC: median_micros(codec_only)}
+    return {
+        SERVICER: median_micros(servicer_call, clock=time.process_time),
+        CODEC: median_micros(codec_only, clock=time.process_time),
+    }
 
 
 def measure(engine_name: str, module: str, *args: str) -> dict[str, float]:
@@ -74,7 +80,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     rounds: dict[str, list[dict[str, float]]] = {name: [] for name in ENGINES}
     for index in range(args.rounds):
         for name in ENGINES:
-            core = measure(name, "loadtest.bench_core", "--json")
+            core = measure(name, "loadtest.bench_core", "--json", "--cpu-time")
             rounds[name].append(core | measure(name, "loadtest.bench_engines", "--child"))
         print(f"round {index + 1}/{args.rounds} done", file=sys.stderr)
     medians = {
