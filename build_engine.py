@@ -75,7 +75,10 @@ def handles_sighup(pid: int) -> bool:
     """Whether process ``pid`` catches SIGHUP (Linux /proc): a serving supervisor, which recycles on it."""
     try:
         status = Path(f"/proc/{pid}/status").read_text()
+        command = Path(f"/proc/{pid}/cmdline").read_bytes()
     except OSError:
+        return False
+    if b"tractor-rules" not in command:  # gone, and its pid taken by another process
         return False
     caught = next((line.split()[1] for line in status.splitlines() if line.startswith("SigCgt:")), "0")
     return bool(int(caught, 16) >> (signal.SIGHUP - 1) & 1)
