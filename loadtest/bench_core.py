@@ -10,8 +10,11 @@ the slowest. Run: ``make bench-core`` (``--strict`` exits non-zero when a target
 from __future__ import annotations
 
 import argparse
+import functools
+import json
 import random
 import sys
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -149,36 +152,55 @@ def adversarial(ctx: TrumpContext) -> list[tuple[str, Callable[[], object]]]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--strict", action="store_true", help="exit 1 when a median misses its target")
+    parser.add_argument("--json", action="store_true", help="print the medians as one JSON object instead")
+    parser.add_argument(
+        "--cpu-time", action="store_true", help="time this process's CPU, not the wall clock (busy machines)"
+    )
+    parser.add_argument(
+        "--engines", action="store_true", help="pure vs compiled engine side by side (loadtest.bench_engines)"
+    )
     args = parser.parse_args()
+    if args.engines:
+        from loadtest import bench_engines  # noqa: PLC0415
+
+        return bench_engines.main([])
+    measure = functools.partial(
+        median_micros, clock=time.process_time if args.cpu_time else time.perf_counter
+    )
     two = cards("SA SK")
-    baseline = median_micros(lambda: contains(FOLLOWER, two))
+    baseline = measure(lambda: contains(FOLLOWER, two))
     record = seeded_hand(7)
     validations = sum(len(r[1]) for r in record)
     figures = [
         Figure(
             "follow a tractor lead, 25-card hand",
-            median_micros(lambda: check_follow(CTX, hand=FOLLOWER, lead=TRACTOR_LEAD, play=TRACTOR_FOLLOW)),
+            measure(lambda: check_follow(CTX, hand=FOLLOWER, lead=TRACTOR_LEAD, play=TRACTOR_FOLLOW)),
             15,
         ),
         Figure(
             "throw lead vs three 25-card hands",
-            median_micros(lambda: check_lead(CTX, DEFAULT_RULES, hand=LEADER, lead=THROW, others=OTHERS)),
+            measure(lambda: check_lead(CTX, DEFAULT_RULES, hand=LEADER, lead=THROW, others=OTHERS)),
             40,
         ),
         Figure(
             "resolve a trick",
-            median_micros(lambda: resolve_trick(CTX, DEFAULT_RULES, leader=0, plays=TRICK, dealer=0)),
+            measure(lambda: resolve_trick(CTX, DEFAULT_RULES, leader=0, plays=TRICK, dealer=0)),
             25,
         ),
         Figure(
             f"whole seeded hand ({validations} validations, {len(record)} tricks, 1 settlement)",
-            median_micros(lambda: whole_hand(record), repeat=5),
+            measure(lambda: whole_hand(record), repeat=5),
             5000,
         ),
     ]
-    worst = [
-        Figure(name, median_micros(call, repeat=3, budget=0.05), 1000) for name, call in adversarial(CTX)
-    ]
+    worst = [Figure(name, measure(call, repeat=3, budget=0.05), 1000) for name, call in adversarial(CTX)]
+    if args.json:
+        print(
+            json.dumps(
+                {"baseline (2-card hand membership)": baseline} | {f.name: f.micros for f in figures + worst}
+            )
+        )
+        return 0
     print(f"baseline (2-card hand membership): {baseline:.2f} µs\n")
     print(f"{'measure':62} {'median µs':>10} {'× base':>8} {'target':>8}")
     missed = 0

@@ -51,8 +51,10 @@ loadtest-distributed: $(INSTALLED) $(LOADTEST_INSTALLED) $(CORPUS_FILES) $(GENER
 capacity: $(INSTALLED) $(LOADTEST_INSTALLED) $(CORPUS_FILES) $(GENERATED)  ## latency vs load curve, unary/batched/echo: CSV, PNG and the knee (about 3 min)
 	$(LOADTEST_PY) -m loadtest.capacity $(CAPACITY_ARGS)
 
-bench-core: $(INSTALLED)  ## rules_core speed: medians against targets
-	$(BIN)/python -m loadtest.bench_core
+BENCH_CORE_ARGS ?=
+
+bench-core: $(INSTALLED)  ## rules_core speed: medians against targets (BENCH_CORE_ARGS=--engines: pure vs compiled)
+	$(LOADTEST_PY) -m loadtest.bench_core $(BENCH_CORE_ARGS)
 
 bench-servicer: $(INSTALLED) $(GENERATED)  ## the service's own cost per ValidatePlay, without the network
 	$(BIN)/python -m loadtest.bench_servicer

@@ -20,3 +20,8 @@ Every function is ``f(state, action) -> result`` over immutable values; illegal 
 ``errors.InvalidArgumentError`` (a ValueError) naming the argument, which the service passes on as
 INVALID_ARGUMENT.
 """
+
+from rules_core import engine as _engine
+
+ENGINE, ENGINE_REASON = _engine.choose(__path__)
+"""The build this process runs, ``"compiled"`` or ``"python"``, and why (``rules_core.engine``)."""

@@ -84,7 +84,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         config = config_module.load(args)
         security.check(config)  # unreadable certificates or tokens: a clean exit 2, before any fork
-    except ValueError as error:
+        import rules_core  # noqa: F401, PLC0415  # a build asked for by name but missing: exit 2 too
+    except (ValueError, ImportError) as error:
         print(f"tractor-rules: {error}", file=sys.stderr)
         return 2
     return serve(config)

@@ -163,13 +163,18 @@ class Metrics:
         self._busy = self.busy.labels(str(os.getpid()))
         build = Gauge(
             "tractor_rules_build_info",
-            "Always 1; the labels say what is running.",
-            ("version", "python", "grpcio"),
+            "Always 1; the labels say what is running (engine: the compiled or the pure-Python rules_core).",
+            ("version", "python", "grpcio", "engine"),
             registry=registry,
             multiprocess_mode="livemax",  # one per live worker, reported once
         )
+        from rules_core import engine  # noqa: PLC0415  # in the worker, not the supervisor (services.server)
+
         build.labels(
-            package_version("tractor-rules"), platform.python_version(), package_version("grpcio")
+            package_version("tractor-rules"),
+            platform.python_version(),
+            package_version("grpcio"),
+            engine.running(),
         ).set(1)
         self._tally = _Tally()
         self._rpcs: dict[tuple[str, str], _Rpc] = {}

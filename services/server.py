@@ -4,6 +4,11 @@
 forks workers that each call ``run_worker``, which adds the signal handling and the graceful shutdown:
 on SIGTERM health turns NOT_SERVING, calls keep being served for the drain period, then the server
 stops taking calls and in-flight ones get the rest of the grace period to finish.
+
+The rules engine's modules are imported in the workers, never in the supervisor before it forks (the
+servicer and the interceptor, which import them, are imported inside ``create_server``): each worker
+chooses its build of ``rules_core`` when it starts (``rules_core.engine.choose_again``), so a SIGHUP
+recycle moves the workers onto a compiled engine built after the service started (``make run``).
 """
 
 from __future__ import annotations
@@ -25,12 +30,12 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection, reflection_pb2
 from prometheus_client import CollectorRegistry
 
+import rules_core
+from rules_core import engine
 from services import logs, security, transport
 from services.config import ServerConfig
 from services.dispatch import BodyFirstPool
-from services.interceptor import RpcInterceptor, overload_trailers
 from services.metrics import Metrics
-from services.servicer import RulesServicer
 from tractor.rules.v1 import rules_service_pb2, rules_service_pb2_grpc
 
 RULES_SERVICE: Final = rules_service_pb2.DESCRIPTOR.services_by_name["RulesService"].full_name
@@ -107,6 +112,10 @@ def create_server(
     itself answers RESOURCE_EXHAUSTED for oversized messages. Past ``max_concurrent_rpcs`` calls the pool
     refuses a call, or gRPC does when the body-first deferral is off (``gate``).
     """
+    # in the worker: see the module docstring
+    from services.interceptor import RpcInterceptor, overload_trailers  # noqa: PLC0415
+    from services.servicer import RulesServicer  # noqa: PLC0415
+
     metrics = metrics or Metrics(registry)
     credentials = security.server_credentials(config)
     executor = BodyFirstPool(
@@ -216,6 +225,8 @@ def create_health_server(config: ServerConfig, health_servicer: health.HealthSer
     """A plaintext server with ``grpc.health.v1`` alone on ``config.health_port``, answering from the main
     server's own health servicer (so it turns NOT_SERVING on drain too): the port for probes that cannot
     speak TLS. Nothing else is served there; no token is asked, as on the main port's health service."""
+    from services.interceptor import overload_trailers  # noqa: PLC0415  # in the worker: see the module docstring
+
     executor = BodyFirstPool(
         HEALTH_THREADS,
         limit=HEALTH_MAX_CALLS,
@@ -312,6 +323,7 @@ def run_worker(config: ServerConfig, port: int, ready_fd: int, parent: int) -> i
     Writes one byte to ``ready_fd`` once serving, so the parent knows the port is live.
     """
     logs.configure(config.log_level)
+    engine.choose_again()  # before the servicer imports the engine: see the module docstring
     stop = stop_on_signals()
     health_servicer = new_health()
     registry = CollectorRegistry()
@@ -327,7 +339,10 @@ def run_worker(config: ServerConfig, port: int, ready_fd: int, parent: int) -> i
         health_server.start()
     os.write(ready_fd, b"1")
     os.close(ready_fd)
-    _log.info("worker serving", extra={"port": port})
+    _log.info(
+        "worker serving",
+        extra={"port": port, "engine": rules_core.ENGINE, "engine_reason": rules_core.ENGINE_REASON},
+    )
     while not stop.wait(PARENT_POLL_SECONDS):
         if os.getppid() != parent:
             _log.warning("parent gone; shutting down", extra={"parent": parent})

@@ -47,6 +47,7 @@ from wsgiref.simple_server import WSGIServer
 
 from prometheus_client import Counter, multiprocess
 
+import rules_core
 from services import logs, security
 from services.config import ServerConfig
 from services.metrics import serve_multiprocess, worker_restarts
@@ -460,6 +461,7 @@ def run(config: ServerConfig) -> int:
                     "health_port": config.health_port,
                     "workers": [worker.pid for worker in workers],
                     "address": config.address,
+                    "engine": rules_core.ENGINE,  # what workers start on; each logs its own
                     **protection,
                 },
             )

@@ -17,6 +17,7 @@ from typing import Final
 
 from deploy_support import DEPLOY, ROOT, run, venv_tool
 
+from rules_core import engine
 from services.config import ServerConfig, env_name
 
 DOCKERFILE: Final = DEPLOY / "Dockerfile"
@@ -110,9 +111,18 @@ def test_runtime_sets_up_ports_and_metrics_directory() -> None:
     metrics_dir = env["PROMETHEUS_MULTIPROC_DIR"]
     uid = runtime.all("USER")[0].split(":")[0]
     assert any(metrics_dir in cmd and f"-o {uid}" in cmd for cmd in runtime.all("RUN"))
-    known = {env_name(name) for name in ServerConfig.__dataclass_fields__}
+    known = {env_name(name) for name in ServerConfig.__dataclass_fields__} | {engine.ENV, engine.DIR_ENV}
     settings = {name for name in env if name.startswith("TRACTOR_RULES_")}
     assert settings <= known, settings - known
+
+
+def test_the_image_runs_the_compiled_engine() -> None:
+    """The build stage compiles rules_core where the runtime asks for it by name: never pure by chance."""
+    build = next(stage for stage in stages() if stage.name == "build")
+    runtime = stages()[-1]
+    env = dict(re.findall(r"(\w+)=(\S+)", " ".join(runtime.all("ENV"))))
+    assert env[engine.ENV] == "compiled"
+    assert any(f"build_engine.py --quiet --out {env[engine.DIR_ENV]}" in cmd for cmd in build.all("RUN"))
 
 
 def _ignored(path: str, patterns: list[str]) -> bool:

@@ -115,7 +115,8 @@ def test_build_info_is_one(live: Live) -> None:
         for sample in family.samples
     ]
     assert len(samples) == 1 and samples[0].value == 1
-    assert set(samples[0].labels) == {"version", "python", "grpcio"}
+    assert set(samples[0].labels) == {"version", "python", "grpcio", "engine"}
+    assert samples[0].labels["engine"] == rules_core.ENGINE  # the build this process chose and runs
 
 
 # --------------------------------------------------------------------------------------------------
