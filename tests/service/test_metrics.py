@@ -12,6 +12,7 @@ from prometheus_client.mmap_dict import MmapedDict, mmap_key
 from prometheus_client.multiprocess import MultiProcessCollector
 from wire import Live, call, message, names, rejected
 
+import rules_core
 from services.metrics import ChurnProofCollector
 from services.server import RULES_SERVICE
 from tractor.rules.v1 import rules_service_pb2 as pb
