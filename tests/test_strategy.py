@@ -20,9 +20,10 @@ from rules_core.selfplay import Style, play_hand, strong_seat
 from rules_core.strategy import (
     MAX_BUDGET,
     MAX_CANDIDATES,
-    WORK,
+    MAX_WORK,
     SeatView,
     rank_plays,
+    search,
     strong_play,
     winning_play,
 )
@@ -132,12 +133,9 @@ def test_budget_is_clamped() -> None:
     """A huge budget costs what MAX_BUDGET costs; a budget below 1 still samples one layout."""
     record = play_hand(seed=12, level=4, dealer=0)
     ctx, view, others = next(positions(record, DEFAULT_RULES))  # the dealer's first lead
-    start = WORK.simulations
-    huge = strong_play(ctx, DEFAULT_RULES, view, budget=10**9)
-    spent_huge = WORK.simulations - start
-    start = WORK.simulations
-    assert strong_play(ctx, DEFAULT_RULES, view, budget=MAX_BUDGET) == huge
-    assert WORK.simulations - start == spent_huge <= MAX_CANDIDATES * MAX_BUDGET
+    huge = search(ctx, DEFAULT_RULES, view, budget=10**9)
+    assert search(ctx, DEFAULT_RULES, view, budget=MAX_BUDGET) == huge
+    assert huge.layouts == MAX_BUDGET and 0 < huge.work <= MAX_CANDIDATES * MAX_BUDGET
     for budget in (0, -5):
         play = strong_play(ctx, DEFAULT_RULES, view, budget=budget)
         assert isinstance(check_lead(ctx, DEFAULT_RULES, hand=view.hand, lead=play, others=others), Legal)
@@ -181,13 +179,13 @@ ADVERSARIAL_TRUMPS = hand_of(
 def test_work_is_bounded_on_adversarial_positions(
     hand: tuple[int, ...], plays: tuple[tuple[int, ...], ...]
 ) -> None:
-    """Counted work, not time: simulated tricks stay within MAX_CANDIDATES × MAX_BUDGET (+ one layout
-    per further ranked play), whatever the hand and the lead."""
+    """Counted work, not time: simulated tricks stay within MAX_WORK whatever the hand, the lead and the
+    budget asked for."""
     ctx = trump_context(2, Suit.H)
     view = SeatView(seat=1, hand=hand, leader=(1 - len(plays)) % PLAYERS, plays=plays)
-    start = WORK.simulations
-    play = strong_play(ctx, DEFAULT_RULES, view, budget=10**6)
-    assert WORK.simulations - start <= MAX_CANDIDATES * MAX_BUDGET + 40
+    found = search(ctx, DEFAULT_RULES, view, budget=10**6)
+    play = found.best
+    assert found.work <= MAX_WORK
     if plays:
         assert isinstance(check_follow(ctx, hand=hand, lead=plays[0], play=play), Legal)
     else:
