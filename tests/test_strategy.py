@@ -21,9 +21,10 @@ from rules_core.strategy import (
     MAX_BUDGET,
     MAX_CANDIDATES,
     MAX_WORK,
+    TRICK_WORK,
     SeatView,
     rank_plays,
-    search,
+    search_plays,
     strong_play,
     winning_play,
 )
@@ -133,9 +134,10 @@ def test_budget_is_clamped() -> None:
     """A huge budget costs what MAX_BUDGET costs; a budget below 1 still samples one layout."""
     record = play_hand(seed=12, level=4, dealer=0)
     ctx, view, others = next(positions(record, DEFAULT_RULES))  # the dealer's first lead
-    huge = search(ctx, DEFAULT_RULES, view, budget=10**9)
-    assert search(ctx, DEFAULT_RULES, view, budget=MAX_BUDGET) == huge
-    assert huge.layouts == MAX_BUDGET and 0 < huge.work <= MAX_CANDIDATES * MAX_BUDGET
+    huge = search_plays(ctx, DEFAULT_RULES, view, budget=10**9)
+    assert search_plays(ctx, DEFAULT_RULES, view, budget=MAX_BUDGET) == huge
+    assert huge.layouts == MAX_BUDGET and 0 < huge.simulations <= MAX_CANDIDATES * MAX_BUDGET
+    assert huge.work <= MAX_WORK + len(huge.ranked) * (TRICK_WORK + max(len(p) for p, _ in huge.ranked))
     for budget in (0, -5):
         play = strong_play(ctx, DEFAULT_RULES, view, budget=budget)
         assert isinstance(check_lead(ctx, DEFAULT_RULES, hand=view.hand, lead=play, others=others), Legal)
@@ -179,13 +181,14 @@ ADVERSARIAL_TRUMPS = hand_of(
 def test_work_is_bounded_on_adversarial_positions(
     hand: tuple[int, ...], plays: tuple[tuple[int, ...], ...]
 ) -> None:
-    """Counted work, not time: simulated tricks stay within MAX_WORK whatever the hand, the lead and the
-    budget asked for."""
+    """Counted work, not time: the units spent stay within MAX_WORK, plus the first layout of each
+    candidate, whatever the hand, the lead and the budget asked for."""
     ctx = trump_context(2, Suit.H)
     view = SeatView(seat=1, hand=hand, leader=(1 - len(plays)) % PLAYERS, plays=plays)
-    found = search(ctx, DEFAULT_RULES, view, budget=10**6)
+    found = search_plays(ctx, DEFAULT_RULES, view, budget=10**6)
     play = found.best
-    assert found.work <= MAX_WORK
+    size = len(plays[0]) if plays else max(len(p) for p, _ in found.ranked)
+    assert found.work <= MAX_WORK + len(found.ranked) * (TRICK_WORK + size)
     if plays:
         assert isinstance(check_follow(ctx, hand=hand, lead=plays[0], play=play), Legal)
     else:

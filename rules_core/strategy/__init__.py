@@ -21,9 +21,10 @@ How a play is chosen:
    (masters, trumps and pairs are worth more than low cards, and a master is worth less once an
    opponent is void in its suit).
 
-The work per call is bounded whatever the position: at most :data:`MAX_WORK` simulated tricks (at most
-:data:`MAX_CANDIDATES` plays in every one of at most :data:`MAX_BUDGET` layouts), each of a cost linear
-in the hands, and every listing is limited. The count is part of the answer (:func:`search`).
+The work per call is bounded whatever the position: past each candidate's first layout, sampling stops at
+:data:`MAX_WORK` units (a simulated trick costs :data:`TRICK_WORK` plus its lead's cards, and its time is
+linear in the hands), at most :data:`MAX_CANDIDATES` plays are simulated in every one of at most
+:data:`MAX_BUDGET` layouts, and every listing is limited. The count is part of the answer (:func:`search_plays`).
 
 The package: :mod:`~rules_core.strategy.knowledge` (what the seat knows), :mod:`~rules_core.strategy.sampling`
 (layouts of the unseen cards), :mod:`~rules_core.strategy.model` (the opponents' model) and
@@ -39,9 +40,10 @@ from rules_core.strategy.search import (
     MAX_CANDIDATES,
     MAX_WORK,
     TEMPO,
+    TRICK_WORK,
     Search,
     rank_plays,
-    search,
+    search_plays,
     strong_play,
     winning_play,
 )
@@ -53,10 +55,11 @@ __all__ = [
     "MAX_CANDIDATES",
     "MAX_WORK",
     "TEMPO",
+    "TRICK_WORK",
     "Search",
     "SeatView",
     "rank_plays",
-    "search",
+    "search_plays",
     "strong_play",
     "winning_play",
 ]

@@ -1,8 +1,10 @@
 """The search: candidate plays, each simulated in sampled layouts to the end of the trick, scored.
 
-Work is counted in simulated tricks (:class:`Work`); a call never simulates more than :data:`MAX_WORK`
-of them, and each costs time linear in the hands (the opponents' model lists no legal plays), so the
-time per call is bounded whatever the position. The count is part of the result (:class:`Search`).
+Work is counted in units (:class:`Work`): a simulated trick costs :data:`TRICK_WORK` plus the cards of the
+lead, about what its time is (the opponents' model lists no legal plays, so a simulated play is linear in
+the hand). Past the first layout of every candidate, a call stops sampling at :data:`MAX_WORK` units,
+whatever the budget asked for, so its time is bounded whatever the position. The count is part of the
+result (:class:`Search`).
 """
 
 from __future__ import annotations
@@ -25,30 +27,37 @@ from rules_core.trump import TRUMP, TrumpContext
 from rules_core.verdicts import Legal
 
 DEFAULT_BUDGET: Final[int] = 6
-"""Sampled layouts of the unseen cards per suggestion by default (p99 within 5 ms: ``make bench-suggest``)."""
+"""Sampled layouts of the unseen cards per suggestion by default: p99 within 5 ms (``make bench-suggest``)."""
 MAX_BUDGET: Final[int] = 24
 """The most layouts any call samples, whatever it asks for (the budget is clamped to it)."""
 MAX_CANDIDATES: Final[int] = 10
 """The most candidate plays one call simulates in every layout."""
 FOLLOW_LISTING: Final[int] = 24
 """How many of the engine's weakest-first follows are considered before the constructed ones."""
-MAX_WORK: Final[int] = MAX_CANDIDATES * MAX_BUDGET + 2 * FOLLOW_LISTING
-"""The most simulated tricks one call spends, whatever the budget and the candidates: the work bound."""
+TRICK_WORK: Final[int] = 3
+"""The work units of one simulated trick, beside one unit per card of its lead."""
+MAX_WORK: Final[int] = 600
+"""The work bound: past each candidate's first layout, no layout is simulated once a call has spent this
+many units (about 8 ms on the reference machine; a default-budget call of single or pair plays spends
+at most MAX_CANDIDATES × DEFAULT_BUDGET × 5 = 300)."""
 TEMPO: Final = 4.0
 """What taking the lead is worth, in points: the next lead is this side's choice."""
 
 
 @dataclass(slots=True)
 class Work:
-    """Simulated tricks so far in one call, against the call's ceiling."""
+    """Work units spent so far in one call, against the call's ceiling."""
 
     ceiling: int
+    units: int = 0
     simulations: int = 0
 
-    def spend(self) -> bool:
-        """Count one simulated trick; False (and nothing counted) once the ceiling is reached."""
-        if self.simulations >= self.ceiling:
+    def spend(self, units: int, *, reserved: bool = False) -> bool:
+        """Count one simulated trick of ``units``; False (and nothing counted) once the ceiling is reached,
+        unless the trick is ``reserved`` (a candidate's first layout: every candidate gets a score)."""
+        if self.units >= self.ceiling and not reserved:
             return False
+        self.units += units
         self.simulations += 1
         return True
 
@@ -60,7 +69,9 @@ class Search:
     ranked: tuple[tuple[tuple[int, ...], float], ...]
     """(play, score), best first; ties keep the given order."""
     work: int
-    """Simulated tricks (at most MAX_WORK)."""
+    """Work units spent (MAX_WORK, plus at most one simulated trick per candidate beyond it)."""
+    simulations: int
+    """Simulated tricks."""
     layouts: int
     """Sampled layouts of the unseen cards."""
 
@@ -256,7 +267,7 @@ def _simulated(
     info: Knowledge, view: SeatView, play: tuple[int, ...], layouts: Sequence[Layout | None], work: Work
 ) -> tuple[float, float]:
     """One candidate's mean trick worth and mean point coefficient over the ``layouts`` the work allows
-    (at least one: the caller reserves it)."""
+    (at least one: a candidate's first layout is reserved)."""
     ctx, rules = info.ctx, info.rules
     done = len(view.plays)
     if done == 0:
@@ -270,10 +281,8 @@ def _simulated(
     total = coef = 0.0
     n = 0
     for layout in layouts:
-        if n and not work.spend():
+        if not work.spend(TRICK_WORK + len(play), reserved=not n):
             break
-        if not n:
-            work.simulations += 1  # the reserved first layout
         value, c = _simulate(info, view.leader, plays, lead, standing=standing, layout=layout, last=last)
         total += value
         coef += c
@@ -291,12 +300,12 @@ def _score(
     current best can never win the trick (R7.1): such follows share one simulated representative (the
     cheapest) and differ from it only by the points they add, valued with its point coefficient, and
     by the cards they spend. Every candidate gets at least one layout; the further ones stop at
-    MAX_WORK simulated tricks in all.
+    MAX_WORK units in all.
     """
     ctx, rules = info.ctx, info.rules
     hand = view.hand
     layouts = _layouts(info, view, rng, budget)
-    work = Work(ceiling=MAX_WORK - len(candidates))  # one layout per candidate stays reserved
+    work = Work(ceiling=MAX_WORK)
     losing: list[int] = []
     if view.plays:
         lead = decompose(ctx, view.plays[0])
@@ -326,7 +335,7 @@ def _score(
     return scores, work
 
 
-def search(
+def search_plays(
     ctx: TrumpContext,
     rules: Rules,
     view: SeatView,
@@ -352,10 +361,10 @@ def search(
         given = [tuple(p) for p in plays]
     layouts = clamp(budget)
     if len(given) == 1:
-        return Search(((given[0], 0.0),), 0, 0)
+        return Search(((given[0], 0.0),), 0, 0, 0)
     scores, work = _score(info, view, given, random.Random(seed), layouts)
     order = sorted(range(len(given)), key=lambda i: -scores[i])
-    return Search(tuple((given[i], scores[i]) for i in order), work.simulations, layouts)
+    return Search(tuple((given[i], scores[i]) for i in order), work.units, work.simulations, layouts)
 
 
 def rank_plays(
@@ -367,8 +376,8 @@ def rank_plays(
     seed: int = 0,
     budget: int = DEFAULT_BUDGET,
 ) -> tuple[tuple[tuple[int, ...], float], ...]:
-    """``plays`` best first, each with its score (see :func:`search`). Higher is better."""
-    return search(ctx, rules, view, plays, seed=seed, budget=budget).ranked
+    """``plays`` best first, each with its score (see :func:`search_plays`). Higher is better."""
+    return search_plays(ctx, rules, view, plays, seed=seed, budget=budget).ranked
 
 
 def strong_play(
@@ -378,4 +387,4 @@ def strong_play(
 
     Deterministic for the same (view, seed, budget).
     """
-    return search(ctx, rules, view, seed=seed, budget=budget).best
+    return search_plays(ctx, rules, view, seed=seed, budget=budget).best
