@@ -24,7 +24,8 @@ How a play is chosen:
 The work per call is bounded whatever the position: past each candidate's first layout, sampling stops at
 :data:`MAX_WORK` units (a simulated trick costs :data:`TRICK_WORK` plus its lead's cards, and its time is
 linear in the hands), at most :data:`MAX_CANDIDATES` plays are simulated in every one of at most
-:data:`MAX_BUDGET` layouts, and every listing is limited. The count is part of the answer (:func:`search_plays`).
+:data:`MAX_BUDGET` layouts, and every listing is limited. The count is part of the answer
+(:func:`search_plays`).
 
 The package: :mod:`~rules_core.strategy.knowledge` (what the seat knows), :mod:`~rules_core.strategy.sampling`
 (layouts of the unseen cards), :mod:`~rules_core.strategy.model` (the opponents' model) and

@@ -11,6 +11,8 @@ from __future__ import annotations
 import functools
 
 from rules_core.cards import NUM_FACES, POINTS, Suit
+from rules_core.ruffing import NO_KEY, ruff_key
+from rules_core.rules import Rules
 from rules_core.shapes import Decomposition
 from rules_core.trick import Standing
 from rules_core.trump import TRUMP, TrumpContext, trump_context
@@ -29,6 +31,7 @@ def _weakest(level: int, trump: Suit | None, cat: int) -> tuple[int, ...]:
 
 def model_follow(
     ctx: TrumpContext,
+    rules: Rules,
     hand: list[int],
     lead: Decomposition,
     *,
@@ -70,7 +73,34 @@ def model_follow(
             return model_void(
                 ctx, hand, cat, 2, partner_winning=partner_winning, standing=standing, points=trick_points
             )
+    if not own and cat != TRUMP and not partner_winning:
+        ruff = _long_ruff(ctx, rules, hand, lead, standing)
+        if ruff:
+            return ruff
     return _model_long(ctx, hand, lead, own, partner_winning=partner_winning, standing=standing)
+
+
+def _long_ruff(
+    ctx: TrumpContext, rules: Rules, hand: list[int], lead: Decomposition, standing: Standing
+) -> list[int]:
+    """A void follower's cheapest ruff of a plain lead longer than a pair (R6): its weakest trump pairs
+    for the lead's pair units, then its weakest trumps; [] when that is no valid ruff or does not take
+    the trick (a thrown lead into a void is ruffed: the search must see it)."""
+    n = lead.size
+    trumps = [f for f in weakest_first(ctx, TRUMP) if hand[f]]
+    if sum(hand[f] for f in trumps) < n:
+        return []
+    owed = sum(c.pairs for c in lead.components)
+    play: list[int] = []
+    for f in trumps:
+        if owed and hand[f] == 2 and len(play) + 2 <= n:
+            play += [f, f]
+            owed -= 1
+    play += [f for f in trumps for _ in range(hand[f] - play.count(f))][: n - len(play)]
+    key = ruff_key(ctx, rules, lead, play)
+    if key == NO_KEY or (standing.ruffed and key <= standing.key):
+        return []
+    return play
 
 
 def _model_long(

@@ -241,6 +241,7 @@ def _simulate(
             winner = (leader + standing.best) % PLAYERS
             play = model_follow(
                 ctx,
+                rules,
                 layout[seat],
                 lead,
                 partner_winning=partners(seat, winner),
