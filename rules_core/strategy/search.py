@@ -20,7 +20,7 @@ from rules_core.legal_plays import legal_plays
 from rules_core.rules import DigShape, Rules
 from rules_core.shapes import Component, Decomposition, decompose, runs
 from rules_core.strategy.knowledge import Knowledge, SeatView, cost, knowledge, partners
-from rules_core.strategy.model import model_follow
+from rules_core.strategy.model import model_follow, model_lead
 from rules_core.strategy.sampling import Layout, sample
 from rules_core.trick import Standing, advance, dig_multiplier, opening, standing_of
 from rules_core.trump import TRUMP, TrumpContext
@@ -40,6 +40,9 @@ MAX_WORK: Final[int] = 600
 """The work bound: past each candidate's first layout, no layout is simulated once a call has spent this
 many units (about 8 ms on the reference machine; a default-budget call of single or pair plays spends
 at most MAX_CANDIDATES × DEFAULT_BUDGET × 5 = 300)."""
+ROLLOUT_CARDS: Final[int] = 2
+"""When the seat holds at most this many cards after its play, every layout is played out to the end of
+the hand (every seat by the opponents' model) instead of valuing the cards kept."""
 TEMPO: Final = 4.0
 """What taking the lead is worth, in points: the next lead is this side's choice."""
 
@@ -197,6 +200,7 @@ def _trick_value(
     *,
     best: int,
     last: bool,
+    tempo_counts: bool = True,
 ) -> tuple[float, float]:
     """The trick's worth for the seat's side (attackers' points signed, dig included, plus tempo), and
     what one more point in it would be worth to the side (+1, -1 or 0; ±0.5 with the dealer unknown)."""
@@ -206,7 +210,7 @@ def _trick_value(
         for f in play:
             points += POINTS[f]
     mine = partners(winner, info.seat)
-    tempo = 0.0 if last else TEMPO if mine else -TEMPO
+    tempo = 0.0 if last or not tempo_counts else TEMPO if mine else -TEMPO
     if info.dealer is None:
         coef = 0.5 if mine else -0.5
         return points * coef + tempo, coef
@@ -229,12 +233,15 @@ def _simulate(
     standing: Standing,
     layout: Layout | None,
     last: bool,
+    rollout: list[int] | None = None,
 ) -> tuple[float, float]:
-    """Finish the trick with the opponents' model for the seats after ``plays`` and value it."""
+    """Finish the trick with the opponents' model for the seats after ``plays`` and value it; with
+    ``rollout`` (the seat's hand after its play, the layout holding every other seat), play the rest of
+    the hand with the model for all four seats and add its worth (the dig included at the last trick)."""
     ctx, rules = info.ctx, info.rules
+    trick = list(plays)
     if len(plays) < PLAYERS:
         assert layout is not None
-        trick = list(plays)
         points = sum(POINTS[f] for play in trick for f in play)
         for offset in range(len(trick), PLAYERS):
             seat = (leader + offset) % PLAYERS
@@ -252,20 +259,84 @@ def _simulate(
                 standing = advance(ctx, rules, lead, standing, play, index=offset)
             points += sum(POINTS[f] for f in play)
             trick.append(tuple(play))
-        plays = trick
-    return _trick_value(info, leader, plays, lead, best=standing.best, last=last)
+    value, coef = _trick_value(info, leader, trick, lead, best=standing.best, last=last)
+    if rollout is None or layout is None:
+        return value, coef
+    hands = {s: list(h) for s, h in layout.items()}
+    hands[info.seat] = rollout
+    for offset in range(len(plays), PLAYERS):  # the modelled seats' cards of this trick leave their hands
+        seat = (leader + offset) % PLAYERS
+        if seat != info.seat:
+            for f in trick[offset]:
+                hands[seat][f] = max(0, hands[seat][f] - 1)
+    return value + _rollout(info, hands, (leader + standing.best) % PLAYERS), coef
 
 
-def _layouts(info: Knowledge, view: SeatView, rng: random.Random, budget: int) -> list[Layout | None]:
-    """``budget`` layouts of the seats still to play after this one (one empty layout when none are)."""
+def _rollout(info: Knowledge, hands: dict[int, list[int]], leader: int) -> float:
+    """The worth for the seat's side of the rest of the hand, every seat played by the model (no tempo:
+    the hand ends), the dig included at the last trick (R8.3)."""
+    ctx, rules = info.ctx, info.rules
+    total = 0.0
+    while sum(hands[leader]):
+        first = model_lead(ctx, hands[leader])
+        lead = decompose(ctx, first)
+        standing = opening(lead)
+        trick: list[tuple[int, ...]] = [tuple(first)]
+        points = sum(POINTS[f] for f in first)
+        for offset in range(1, PLAYERS):
+            seat = (leader + offset) % PLAYERS
+            winner = (leader + standing.best) % PLAYERS
+            play = model_follow(
+                ctx,
+                rules,
+                hands[seat],
+                lead,
+                partner_winning=partners(seat, winner),
+                standing=standing,
+                trick_points=points,
+            )
+            if play:
+                standing = advance(ctx, rules, lead, standing, play, index=offset)
+            points += sum(POINTS[f] for f in play)
+            trick.append(tuple(play))
+        for offset, cards in enumerate(trick):
+            hand = hands[(leader + offset) % PLAYERS]
+            for f in cards:
+                hand[f] = max(0, hand[f] - 1)
+        last = not sum(hands[leader])
+        value, _ = _trick_value(info, leader, trick, lead, best=standing.best, last=last, tempo_counts=False)
+        total += value
+        leader = (leader + standing.best) % PLAYERS
+    return total
+
+
+def _layouts(
+    info: Knowledge, view: SeatView, rng: random.Random, budget: int, *, everyone: bool
+) -> list[Layout | None]:
+    """``budget`` layouts of the seats still to play after this one (one empty layout when none are),
+    or of all three other seats when the hand is rolled out (``everyone``)."""
+    if everyone:
+        return [sample(info, rng, [s for s in range(PLAYERS) if s != view.seat]) for _ in range(budget)]
     to_play = [(view.leader + i) % PLAYERS for i in range(len(view.plays) + 1, PLAYERS)]
     if not to_play:
         return [None]
     return [sample(info, rng, to_play) for _ in range(budget)]
 
 
+def _rolls_out(view: SeatView) -> bool:
+    """Whether the hand is short enough to be played out to its end in every layout (an end game: the
+    last trick's dig, R8.3, decides more than the value of the cards kept)."""
+    return 1 < sum(view.hand) <= ROLLOUT_CARDS + 1
+
+
 def _simulated(
-    info: Knowledge, view: SeatView, play: tuple[int, ...], layouts: Sequence[Layout | None], work: Work
+    info: Knowledge,
+    view: SeatView,
+    play: tuple[int, ...],
+    layouts: Sequence[Layout | None],
+    work: Work,
+    *,
+    rolling: bool = False,
 ) -> tuple[float, float]:
     """One candidate's mean trick worth and mean point coefficient over the ``layouts`` the work allows
     (at least one: a candidate's first layout is reserved)."""
@@ -279,12 +350,21 @@ def _simulated(
         standing = advance(ctx, rules, lead, standing_of(ctx, rules, view.plays), play, index=done)
     last = sum(view.hand) == len(play)
     plays = [*view.plays, play]
+    rollout: list[int] | None = None
+    units = TRICK_WORK + len(play)
+    if rolling and sum(view.hand) > len(play):
+        rollout = list(view.hand)
+        for f in play:
+            rollout[f] -= 1
+        units += (TRICK_WORK + 1) * sum(rollout)  # at most one trick per card left
     total = coef = 0.0
     n = 0
     for layout in layouts:
-        if not work.spend(TRICK_WORK + len(play), reserved=not n):
+        if not work.spend(units, reserved=not n):
             break
-        value, c = _simulate(info, view.leader, plays, lead, standing=standing, layout=layout, last=last)
+        value, c = _simulate(
+            info, view.leader, plays, lead, standing=standing, layout=layout, last=last, rollout=rollout
+        )
         total += value
         coef += c
         n += 1
@@ -305,8 +385,18 @@ def _score(
     """
     ctx, rules = info.ctx, info.rules
     hand = view.hand
-    layouts = _layouts(info, view, rng, budget)
+    rolling = _rolls_out(view)
+    layouts = _layouts(info, view, rng, budget, everyone=rolling)
     work = Work(ceiling=MAX_WORK)
+    if rolling:  # the rest of the hand is simulated: no shared representative, no value of cards kept
+        per = (TRICK_WORK + 1) * sum(hand)
+        shown = min(len(candidates), MAX_CANDIDATES)
+        layouts = layouts[: max(1, min(len(layouts), MAX_WORK // (per * shown)))]
+        scores = []
+        for i, play in enumerate(candidates):
+            used = layouts if i < MAX_CANDIDATES else layouts[:1]
+            scores.append(_simulated(info, view, play, used, work, rolling=True)[0])
+        return scores, work
     losing: list[int] = []
     if view.plays:
         lead = decompose(ctx, view.plays[0])
