@@ -18,7 +18,7 @@ DECAY: Final = 1.0
 """A plain card with k stronger unseen cards is worth MASTER / (1 + k) ** DECAY."""
 TRUMP_BASE: Final = 2.0
 """Any trump is worth this much: it can ruff a plain lead later."""
-TRUMP_TOP: Final = 10.0
+TRUMP_TOP: Final = 20.0
 """A trump with k stronger unseen trumps is worth TRUMP_BASE + TRUMP_TOP / (1 + k)."""
 PAIR_BONUS: Final = 1.0
 """Each copy of a held pair is worth this much more: pairs win and meet pair leads (R5.3)."""

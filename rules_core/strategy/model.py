@@ -9,6 +9,7 @@ of bounded cost whatever the lead; for leads longer than a pair it approximates 
 from __future__ import annotations
 
 import functools
+from typing import Final
 
 from rules_core.cards import NUM_FACES, POINTS, Suit
 from rules_core.ruffing import NO_KEY, ruff_key
@@ -16,6 +17,9 @@ from rules_core.rules import Rules
 from rules_core.shapes import Decomposition
 from rules_core.trick import Standing
 from rules_core.trump import TRUMP, TrumpContext, trump_context
+
+RUFF_POINTS: Final = 5
+"""A void follower ruffs an opponent's winning plain single or pair when the trick holds this many points."""
 
 
 def weakest_first(ctx: TrumpContext, cat: int) -> tuple[int, ...]:
@@ -168,7 +172,7 @@ def model_void(
     key, ruffed = standing.key, standing.ruffed
     strength = ctx.strength
     category = ctx.category
-    if cat != TRUMP and not partner_winning and points >= 5:
+    if cat != TRUMP and not partner_winning and points >= RUFF_POINTS:
         trumps = [f for f in weakest_first(ctx, TRUMP) if hand[f]]
         if n == 1:
             over = [f for f in trumps if not ruffed or strength[f] > key]
