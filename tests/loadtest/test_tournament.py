@@ -57,6 +57,10 @@ def test_a_tiny_tournament_reports_every_pairing(capsys: pytest.CaptureFixture[s
     for what in ("wall", "CPU"):
         pattern = rf"^strong latency per suggestion \({what}\): p50 [\d.]+ ms, p99 [\d.]+ ms, max [\d.]+ ms"
         assert any(re.match(pattern, line) for line in out), out
+    replayed = (
+        r"^the 10 slowest suggestions replayed 20 times each: the worst median [\d.]+ ms CPU \(\d+ cards"
+    )
+    assert any(re.match(replayed, line) for line in out), out
     assert re.match(r"^took [\d.]+ s$", out[-1])
 
 
