@@ -24,7 +24,7 @@ ENGINE_TESTS := tests/test_engine.py tests/test_play_worked_cases.py tests/test_
 TOURNAMENT_ARGS ?=
 
 .PHONY: help run serve grpcurl protos proto-check proto-baseline test lint typecheck unit demo clean node-deps tournament \
-	compiled engine-build-start unit-compiled
+	compiled engine-build-start unit-compiled bench-suggest
 
 # The rules contract: protos/ is the source, clients/python/tractor/rules/v1/ the generated (committed)
 # Python code, written by the oldest toolchain the client's ranges admit, in a venv of its own.
@@ -159,8 +159,11 @@ $(NODE_CLIENT_MODULES): clients/typescript/package.json clients/typescript/packa
 	cd clients/typescript && npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
-tournament: $(INSTALLED)  ## strong auto-play vs R13.6, random and greedy, duplicate deals (TOURNAMENT_ARGS)
+tournament: $(INSTALLED)  ## strong auto-play vs R13.6, random, greedy and careful, duplicate deals (TOURNAMENT_ARGS)
 	PYTHONPATH=$(CURDIR) $(BIN)/python -m loadtest.tournament $(TOURNAMENT_ARGS)
+
+bench-suggest: $(INSTALLED)  ## CPU per strong suggestion (p50, p99, max; the slowest replayed) over 200 deals vs careful
+	PYTHONPATH=$(CURDIR) $(BIN)/python -m loadtest.tournament --deals 200 --opponents careful $(TOURNAMENT_ARGS)
 
 
 clean:  ## remove .venv, .venv-codegen, build/ (the compiled engine) and the mypy and ruff caches

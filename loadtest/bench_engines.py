@@ -33,8 +33,8 @@ def servicer_figures() -> dict[str, float]:
     """The servicer bench's two medians (loadtest.bench_servicer) in this process's engine."""
     from prometheus_client import CollectorRegistry  # noqa: PLC0415  # the child only
 
-    from loadtest.stats import median_micros  # noqa: PLC0415
     from loadtest.bench_servicer import REQUEST, StubContext  # noqa: PLC0415
+    from loadtest.stats import median_micros  # noqa: PLC0415
     from services.metrics import Metrics  # noqa: PLC0415
     from services.servicer import RulesServicer  # noqa: PLC0415
     from tractor.rules.v1 import rules_service_pb2 as pb  # noqa: PLC0415

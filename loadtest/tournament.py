@@ -28,39 +28,41 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import heapq
 import math
 import random
 import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Final, Protocol
+from typing import Final, Protocol, TextIO
 
 import grpc
 
+from loadtest.casual import CarefulPlayer
 from loadtest.contract import CONTRACTS
 from loadtest.server import ServerProcess, load_flags
 from loadtest.stats import percentile as _percentile
-from rules_core.audit import HandRecord, TrickRecord, audit_hand
+from rules_core.audit import HandRecord, audit_hand
 from rules_core.autoplay import suggest_play
 from rules_core.bidding import Declaration, resolve_declarations
 from rules_core.cards import BOTTOM_SIZE, NUM_FACES, PLAYERS, POINTS, Hand, add, faces_of, remove
-from rules_core.follow import check_follow
 from rules_core.legal_plays import legal_plays
 from rules_core.rules import DEFAULT_RULES, PRESETS, Rules
-from rules_core.selfplay import Style, deal, declare
+from rules_core.selfplay import IllegalPlayError, Style, deal, declare, play_out
 from rules_core.shapes import decompose
 from rules_core.strategy import DEFAULT_BUDGET, SeatView, strong_play, winning_play
-from rules_core.throw import check_lead
-from rules_core.trick import resolve_trick
 from rules_core.trump import TRUMP, TrumpContext, trump_context
-from rules_core.verdicts import Illegal, Legal
+from services.convert import cards as faces_in
+from services.convert import cards_out
 from tractor.rules.v1 import rules_service_pb2 as pb
 from tractor.rules.v1 import rules_service_pb2_grpc
 from tractor.rules.v1 import types_pb2 as t
 
 DEFAULT_DEALS = 200
 """Deals per pairing by default: three pairings of 2 × 200 games take about a minute on 2 idle cores."""
+SLOWEST: Final = 10
+"""How many of the slowest suggestions the in-process run replays."""
 RPC_TIMEOUT: Final = 10.0
 """Seconds one SuggestPlay may take before the run stops (it answers in milliseconds)."""
 LOOPBACK_HOSTS: Final = ("127.0.0.1", "localhost", "[::1]")
@@ -76,8 +78,8 @@ class Player(Protocol):
     def __call__(self, ctx: TrumpContext, rules: Rules, view: SeatView, seed: int) -> tuple[int, ...]: ...
 
 
-class IllegalPlayError(RuntimeError):
-    """A player made a play the engine rejects, or a finished game failed its audit."""
+class AuditError(IllegalPlayError):
+    """A finished game failed its audit, or the audit's score differs from the table's."""
 
 
 @dataclass
@@ -90,13 +92,38 @@ class StrongPlayer:
     """Wall-clock seconds per suggestion."""
     cpu: list[float] = field(default_factory=list)
     """CPU seconds per suggestion (this thread's): what it costs without other processes' noise."""
+    slowest: list[tuple[float, int, TrumpContext, Rules, SeatView, int]] = field(default_factory=list)
+    """The SLOWEST suggestions by CPU, to replay: (seconds, order, context, rules, view, seed), a min-heap."""
 
     def __call__(self, ctx: TrumpContext, rules: Rules, view: SeatView, seed: int) -> tuple[int, ...]:
         start, cpu = time.perf_counter(), time.thread_time()
         play = strong_play(ctx, rules, view, seed=seed, budget=self.budget)
         self.latencies.append(time.perf_counter() - start)
-        self.cpu.append(time.thread_time() - cpu)
+        spent = time.thread_time() - cpu
+        self.cpu.append(spent)
+        entry = (spent, len(self.cpu), ctx, rules, view, seed)
+        if len(self.slowest) < SLOWEST:
+            heapq.heappush(self.slowest, entry)
+        elif spent > self.slowest[0][0]:
+            heapq.heapreplace(self.slowest, entry)
         return play
+
+    def replay_slowest(self, rounds: int = 20) -> tuple[float, SeatView]:
+        """The worst of the slowest positions replayed: each one's median CPU seconds over ``rounds``
+        replays (one reading on a busy machine may be a collection or a preemption, not the position),
+        and the view of the worst."""
+        worst: tuple[float, SeatView] | None = None
+        for _, _, ctx, rules, view, seed in self.slowest:
+            spent = []
+            for _ in range(rounds):
+                cpu = time.thread_time()
+                strong_play(ctx, rules, view, seed=seed, budget=self.budget)
+                spent.append(time.thread_time() - cpu)
+            median = sorted(spent)[rounds // 2]
+            if worst is None or median > worst[0]:
+                worst = (median, view)
+        assert worst is not None
+        return worst
 
 
 def preset_of(rules: Rules) -> str:
@@ -107,12 +134,8 @@ def preset_of(rules: Rules) -> str:
     raise ValueError("the service player plays only a preset's rules")
 
 
-def _cards(faces: Sequence[int]) -> list[t.Card.ValueType]:
-    return [t.Card.ValueType(face + 1) for face in faces]
-
-
 def _seated(leader: int, plays: Sequence[Sequence[int]]) -> list[t.SeatCards]:
-    return [t.SeatCards(seat=(leader + i) % PLAYERS, cards=_cards(p)) for i, p in enumerate(plays)]
+    return [t.SeatCards(seat=(leader + i) % PLAYERS, cards=cards_out(p)) for i, p in enumerate(plays)]
 
 
 def suggest_request(
@@ -126,7 +149,7 @@ def suggest_request(
     """
     so_far = pb.HandSoFar(
         tricks=[pb.RecordedTrick(plays=_seated(leader, plays)) for leader, plays in view.tricks],
-        bottom=_cards(view.bottom),
+        bottom=cards_out(view.bottom),
     )
     if view.dealer is not None:
         so_far.dealer = view.dealer
@@ -137,7 +160,7 @@ def suggest_request(
         level=t.Rank.ValueType(ctx.level),
         contract=CONTRACTS[ctx.trump],
         seat=view.seat,
-        hand=_cards(faces_of(view.hand)),
+        hand=cards_out(faces_of(view.hand)),
         trick=pb.Trick(leader=view.leader, plays=_seated(view.leader, view.plays)),
         policy=pb.PLAY_POLICY_STRONG,
         hand_so_far=so_far,
@@ -164,7 +187,7 @@ class ServicePlayer:
         self.latencies.append(time.perf_counter() - start)
         if response.policy != pb.PLAY_POLICY_STRONG:
             raise IllegalPlayError(f"SuggestPlay answered with policy {response.policy}, not the strong one")
-        return tuple(card - 1 for card in response.cards)
+        return faces_in(response.cards, "cards")
 
 
 @dataclass
@@ -298,59 +321,51 @@ class Game:
     record: HandRecord
 
 
-def play_game(rules: Rules, spec: Deal, seats: Sequence[Player]) -> Game:
-    """Play one whole hand with ``seats[s]`` choosing seat s's plays; every play is checked, the record
-    audited. Raises IllegalPlayError when a player breaks a rule or the audit disagrees."""
-    declarations = spec.declarations
+Declarer = Callable[[Rules, Deal], tuple[Declaration, ...]]
+"""A declaration policy: the acts shown while the deal's cards are given out (R10)."""
+Burier = Callable[[TrumpContext, Rules, Hand], tuple[int, ...]]
+"""A bury policy: the 8 cards the dealer buries from its 33 (R11)."""
+
+
+def deal_declarations(rules: Rules, spec: Deal) -> tuple[Declaration, ...]:
+    """The default declaration policy: the deal's own plausible bidding (``selfplay.declare``)."""
+    return spec.declarations
+
+
+def shared_bury(ctx: TrumpContext, rules: Rules, hand33: Hand) -> tuple[int, ...]:
+    """The default bury policy: :func:`bury`, the same for every player."""
+    return bury(ctx, hand33)
+
+
+def play_game(
+    rules: Rules,
+    spec: Deal,
+    seats: Sequence[Player],
+    *,
+    declarer: Declarer = deal_declarations,
+    burier: Burier = shared_bury,
+) -> Game:
+    """Play one whole hand: the declarations (``declarer``), the dealer's bury (``burier``), then
+    ``seats[s]`` playing seat s through ``rules_core.selfplay.play_out`` (every play checked); the record
+    is audited. Raises IllegalPlayError when a player breaks a rule, AuditError when the audit disagrees."""
+    declarations = declarer(rules, spec)
     bidding = resolve_declarations(
         rules=rules, level=spec.level, sequence=declarations, first_hand=False, dealer=spec.dealer
     )
     ctx = trump_context(spec.level, bidding.contract)
     dealer = spec.dealer
-    buried = bury(ctx, add(spec.hands[dealer], spec.bottom))
+    buried = tuple(sorted(burier(ctx, rules, add(spec.hands[dealer], spec.bottom))))
     hands = list(spec.hands)
     hands[dealer] = remove(add(hands[dealer], spec.bottom), buried)
-    tricks: list[TrickRecord] = []
-    history: list[tuple[int, tuple[tuple[int, ...], ...]]] = []
-    leader, score = dealer, 0
-    while sum(hands[leader]):
-        plays: list[tuple[int, ...]] = []
-        attempted: tuple[int, ...] = ()
-        for offset in range(PLAYERS):
-            seat = (leader + offset) % PLAYERS
-            view = SeatView(
-                seat=seat,
-                hand=hands[seat],
-                leader=leader,
-                plays=tuple(plays),
-                dealer=dealer,
-                tricks=tuple(history),
-                attacker_points=score,
-                bottom=buried if seat == dealer else (),
-            )
-            play = tuple(seats[seat](ctx, rules, view, spec.seed))
-            if offset == 0:
-                others = {s: hands[s] for s in range(PLAYERS) if s != seat}
-                verdict: Legal | Illegal = check_lead(ctx, rules, hand=hands[seat], lead=play, others=others)
-                if isinstance(verdict, Illegal):
-                    raise IllegalPlayError(f"{seats[seat].name} led illegally: {verdict.message}")
-                if verdict.throw is not None and not verdict.throw.succeeded:
-                    attempted, play = play, tuple(verdict.throw.led)  # R4.7: the forced component
-            else:
-                verdict = check_follow(ctx, hand=hands[seat], lead=plays[0], play=play)
-                if isinstance(verdict, Illegal):
-                    raise IllegalPlayError(f"{seats[seat].name} followed illegally: {verdict.message}")
-            plays.append(play)
-        for offset, play in enumerate(plays):
-            hands[(leader + offset) % PLAYERS] = remove(hands[(leader + offset) % PLAYERS], play)
-        last = not any(sum(h) for h in hands)
-        result = resolve_trick(
-            ctx, rules, leader=leader, plays=plays, dealer=dealer, last=last, bottom=buried
-        )
-        score += result.attacker_points
-        tricks.append(TrickRecord(tuple(plays), attempted))
-        history.append((leader, tuple(plays)))
-        leader = result.winner
+    played = play_out(
+        ctx,
+        rules,
+        hands,
+        dealer=dealer,
+        buried=buried,
+        seats=[_seat(ctx, rules, player, spec.seed) for player in seats],
+        names=[player.name for player in seats],
+    )
     record = HandRecord(
         level=spec.level,
         attacker_level=spec.attacker_level,
@@ -358,13 +373,19 @@ def play_game(rules: Rules, spec: Deal, seats: Sequence[Player]) -> Game:
         bottom=spec.bottom,
         declarations=declarations,
         buried=buried,
-        tricks=tuple(tricks),
+        tricks=played.tricks,
         dealer=dealer,
     )
     audit = audit_hand(rules, record)
-    if not audit.valid or audit.score != score:
-        raise IllegalPlayError(f"audit failed: {audit.error} (table score {score}, audit {audit.score})")
-    return Game(score, record)
+    if not audit.valid or audit.score != played.score:
+        raise AuditError(f"audit failed: {audit.error} (table score {played.score}, audit {audit.score})")
+    return Game(played.score, record)
+
+
+def _seat(
+    ctx: TrumpContext, rules: Rules, player: Player, seed: int
+) -> Callable[[SeatView], tuple[int, ...]]:
+    return lambda view: tuple(player(ctx, rules, view, seed))
 
 
 @dataclass(frozen=True, slots=True)
@@ -399,11 +420,25 @@ class PairingResult:
         return sum(1 for d in self.deltas if d == 0) / len(self.deltas)
 
 
+Progress = Callable[["PairingResult"], None]
+"""Called after every deal with the pairing so far (the progress line)."""
+
+
 def run_pairing(
-    rules: Rules, p: Player, make_q: Callable[[int], Player], deals: int, seed: int
+    rules: Rules,
+    p: Player,
+    make_q: Callable[[int], Player],
+    deals: int,
+    seed: int,
+    *,
+    declarer: Declarer = deal_declarations,
+    burier: Burier = shared_bury,
+    progress: Progress | None = None,
 ) -> PairingResult:
-    """Duplicate games of P against Q: each deal twice, P's team on seats 0/2 then on 1/3."""
-    deltas = []
+    """Duplicate games of P against Q: each deal twice, P's team on seats 0/2 then on 1/3, with the same
+    declarations and bury policies for both games."""
+    deltas: list[int] = []
+    name = make_q(0).name
     games = audited = 0
     for i in range(deals):
         spec = make_deal(seed * 1_000_003 + i)
@@ -411,20 +446,40 @@ def run_pairing(
         for p_seats in (0, 1):
             q = make_q(seed * 7919 + i * 2 + p_seats)
             seats: list[Player] = [p if (s - p_seats) % 2 == 0 else q for s in range(PLAYERS)]
-            game = play_game(rules, spec, seats)
+            game = play_game(rules, spec, seats, declarer=declarer, burier=burier)
             games += 1
             audited += 1
             scores.append((p_seats, game.score))
         attack = next(score for p_seats, score in scores if (p_seats - spec.dealer) % 2 == 1)
         defend = next(score for p_seats, score in scores if (p_seats - spec.dealer) % 2 == 0)
         deltas.append(attack - defend)
-    return PairingResult(p.name, make_q(0).name, tuple(deltas), games, audited)
+        if progress is not None:
+            progress(PairingResult(p.name, name, tuple(deltas), games, audited))
+    return PairingResult(p.name, name, tuple(deltas), games, audited)
+
+
+def progress_line(every: int = 10, out: TextIO | None = None) -> Progress:
+    """A progress line every ``every`` deals: deals done, the running mean and its 95 % interval."""
+
+    def show(so_far: PairingResult) -> None:
+        n = len(so_far.deltas)
+        if n % every == 0:
+            low, high = so_far.mean - so_far.half_width, so_far.mean + so_far.half_width
+            print(
+                f"  {so_far.player} vs {so_far.opponent}: {n} deals, {so_far.mean:+.1f} points/deal "
+                f"(95% CI {low:+.1f} .. {high:+.1f})",
+                file=out or sys.stderr,
+                flush=True,
+            )
+
+    return show
 
 
 OPPONENTS: dict[str, Callable[[int], Player]] = {
     "R13.6": lambda seed: RightmostSmallest(),
     "random": RandomPlayer,
     "greedy": lambda seed: GreedyPlayer(),
+    "careful": lambda seed: CarefulPlayer(),
 }
 
 
@@ -461,7 +516,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--budget", type=int, default=DEFAULT_BUDGET, help="the strong player's budget")
     parser.add_argument(
-        "--opponents", default=",".join(OPPONENTS), help="comma-separated: R13.6,random,greedy"
+        "--opponents", default=",".join(OPPONENTS), help="comma-separated: R13.6,random,greedy,careful"
+    )
+    parser.add_argument(
+        "--progress",
+        type=int,
+        default=10,
+        metavar="N",
+        help="a progress line on stderr every N deals (0: none)",
     )
     live = parser.add_mutually_exclusive_group()
     live.add_argument(
@@ -475,6 +537,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.deals < 1:
         parser.error("--deals must be at least 1")
+    if args.progress < 0:
+        parser.error("--progress must be at least 0")
     if args.seed < 0 or args.budget < 1:
         parser.error("--seed must be at least 0 and --budget at least 1 (a request's uint fields)")
     names = [name.strip() for name in args.opponents.split(",") if name.strip()]
@@ -495,7 +559,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             strong = StrongPlayer(budget=args.budget)
         sys.stdout.flush()
         for name in names:
-            result = run_pairing(DEFAULT_RULES, strong, OPPONENTS[name], args.deals, args.seed)
+            progress = progress_line(args.progress) if args.progress else None
+            result = run_pairing(
+                DEFAULT_RULES, strong, OPPONENTS[name], args.deals, args.seed, progress=progress
+            )
             low, high = result.mean - result.half_width, result.mean + result.half_width
             print(
                 f"{result.player} vs {result.opponent}: {result.mean:+.1f} points/deal "
@@ -508,6 +575,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     else:
         print(_latency_line("wall", strong.latencies))
         print(_latency_line("CPU", strong.cpu))
+        if strong.slowest:
+            worst, view = strong.replay_slowest()
+            print(
+                f"the {len(strong.slowest)} slowest suggestions replayed 20 times each: the worst median "
+                f"{worst * 1000:.2f} ms CPU ({sum(view.hand)} cards in hand, "
+                f"{len(view.plays)} plays in the trick)"
+            )
     print(f"took {time.perf_counter() - start:.1f} s")
     return 0
 

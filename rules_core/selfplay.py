@@ -9,7 +9,7 @@ the hand has the throws, ruffs and point fights of real games); every chosen pla
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from rules_core.audit import HandRecord, TrickRecord
@@ -33,7 +33,7 @@ from rules_core.strategy import DEFAULT_BUDGET, SeatView, strong_play
 from rules_core.throw import check_lead
 from rules_core.trick import resolve_trick
 from rules_core.trump import TrumpContext, trump_context
-from rules_core.verdicts import Legal
+from rules_core.verdicts import Illegal, Legal
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,7 +115,10 @@ def play_hand(
     buried = _bury(ctx, rng, big)
     live = list(hands)
     live[seat] = remove(big, buried)
-    tricks = _play(ctx, rules, rng, live, leader=seat, style=style, choosers=choosers or {}, buried=buried)
+    chosen = choosers or {}
+    anyone = random_seat(ctx, rng, style)
+    seats = [_seated(ctx, rules, chosen[s]) if s in chosen else anyone for s in range(PLAYERS)]
+    tricks = play_out(ctx, rules, live, dealer=seat, buried=buried, seats=seats).tricks
     return HandRecord(
         level=level,
         attacker_level=attacker_level,
@@ -129,6 +132,10 @@ def play_hand(
     )
 
 
+def _seated(ctx: TrumpContext, rules: Rules, chooser: Chooser) -> Seat:
+    return lambda view: chooser(ctx, rules, view)
+
+
 def _bury(ctx: TrumpContext, rng: random.Random, hand: Hand) -> tuple[int, ...]:
     """Bury 8 cards, mostly weak plain cards, as a dealer would (R11)."""
     plain = [face for face in range(NUM_FACES) if not ctx.is_trump(face) for _ in range(hand[face])]
@@ -137,65 +144,95 @@ def _bury(ctx: TrumpContext, rng: random.Random, hand: Hand) -> tuple[int, ...]:
     return tuple(sorted(pool[:BOTTOM_SIZE]))
 
 
-def _play(
+class IllegalPlayError(RuntimeError):
+    """A seat made a play the engine rejects (R4, R5): the table refuses it and the hand stops."""
+
+
+Seat = Callable[[SeatView], Sequence[int]]
+"""A seat at the table: its play for what it knows (a lead when ``view.plays`` is empty)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Played:
+    """A hand played out: its tricks as recorded, and the attackers' final score (dig included, R8)."""
+
+    tricks: tuple[TrickRecord, ...]
+    score: int
+
+
+def play_out(
     ctx: TrumpContext,
     rules: Rules,
-    rng: random.Random,
-    hands: list[Hand],
+    hands: Sequence[Hand],
     *,
-    leader: int,
-    style: Style,
-    choosers: Mapping[int, Chooser],
+    dealer: int,
     buried: tuple[int, ...],
-) -> tuple[TrickRecord, ...]:
-    """Play tricks until the hands are empty, each seat choosing among its legal plays (or its chooser)."""
-    dealer, points = leader, 0
+    seats: Sequence[Seat],
+    names: Sequence[str] = ("seat 0", "seat 1", "seat 2", "seat 3"),
+) -> Played:
+    """The one game loop: the dealer leads (R4.1), ``seats[s]`` plays seat s with what it knows, every
+    play is checked (a failed throw leads its forced component, R4.7), the winner leads next (R7.4).
+
+    Raises IllegalPlayError, naming the seat by ``names``, when a seat breaks a rule.
+    """
+    live = list(hands)
     history: list[tuple[int, tuple[tuple[int, ...], ...]]] = []
     tricks: list[TrickRecord] = []
-
-    def view(seat: int, leader: int, plays: list[tuple[int, ...]]) -> SeatView:
-        """What ``seat`` knows now: its hand, the trick, the finished tricks, the points, its bottom."""
-        return SeatView(
-            seat=seat,
-            hand=hands[seat],
-            leader=leader,
-            plays=tuple(plays),
-            dealer=dealer,
-            tricks=tuple(history),
-            attacker_points=points,
-            bottom=buried if seat == dealer else (),
-        )
-
-    while sum(hands[leader]):
-        chooser = choosers.get(leader)
-        if chooser is None:
-            leads = legal_plays(ctx, hand=hands[leader], limit=200).plays
-            throws = [lead for lead in leads if len(lead) > 2 and len(set(lead)) > 1]
-            simple = [lead for lead in leads if lead not in throws]
-            pool = throws if throws and rng.random() < style.throw_rate else simple or leads
-            attempt = rng.choice(pool)
-        else:
-            attempt = tuple(chooser(ctx, rules, view(leader, leader, [])))
-        others = {s: hands[s] for s in range(PLAYERS) if s != leader}
-        verdict = check_lead(ctx, rules, hand=hands[leader], lead=attempt, others=others)
-        assert isinstance(verdict, Legal)
-        failed = verdict.throw is not None and not verdict.throw.succeeded
-        lead = verdict.throw.led if verdict.throw else attempt
-        plays = [tuple(lead)]
-        for offset in (1, 2, 3):
+    leader, score = dealer, 0
+    while sum(live[leader]):
+        plays: list[tuple[int, ...]] = []
+        attempted: tuple[int, ...] = ()
+        for offset in range(PLAYERS):
             seat = (leader + offset) % PLAYERS
-            chooser = choosers.get(seat)
-            if chooser is None:
-                play = rng.choice(legal_plays(ctx, hand=hands[seat], lead=lead, limit=40).plays)
+            view = SeatView(
+                seat=seat,
+                hand=live[seat],
+                leader=leader,
+                plays=tuple(plays),
+                dealer=dealer,
+                tricks=tuple(history),
+                attacker_points=score,
+                bottom=buried if seat == dealer else (),
+            )
+            play = tuple(seats[seat](view))
+            if offset == 0:
+                others = {s: live[s] for s in range(PLAYERS) if s != seat}
+                verdict: Legal | Illegal = check_lead(ctx, rules, hand=live[seat], lead=play, others=others)
+                if isinstance(verdict, Illegal):
+                    raise IllegalPlayError(f"{names[seat]} led illegally: {verdict.message}")
+                if verdict.throw is not None:  # a throw is led as the engine lays it out
+                    if not verdict.throw.succeeded:
+                        attempted = play  # R4.7: only the forced component is led
+                    play = tuple(verdict.throw.led)
             else:
-                play = tuple(chooser(ctx, rules, view(seat, leader, plays)))
-            assert isinstance(check_follow(ctx, hand=hands[seat], lead=lead, play=play), Legal)
+                verdict = check_follow(ctx, hand=live[seat], lead=plays[0], play=play)
+                if isinstance(verdict, Illegal):
+                    raise IllegalPlayError(f"{names[seat]} followed illegally: {verdict.message}")
             plays.append(play)
         for offset, play in enumerate(plays):
-            hands[(leader + offset) % PLAYERS] = remove(hands[(leader + offset) % PLAYERS], play)
-        tricks.append(TrickRecord(tuple(plays), tuple(attempt) if failed else ()))
-        result = resolve_trick(ctx, rules, leader=leader, plays=plays, dealer=dealer)
-        points += result.attacker_points
+            live[(leader + offset) % PLAYERS] = remove(live[(leader + offset) % PLAYERS], play)
+        last = not any(sum(h) for h in live)
+        result = resolve_trick(
+            ctx, rules, leader=leader, plays=plays, dealer=dealer, last=last, bottom=buried
+        )
+        score += result.attacker_points
+        tricks.append(TrickRecord(tuple(plays), attempted))
         history.append((leader, tuple(plays)))
         leader = result.winner
-    return tuple(tricks)
+    return Played(tuple(tricks), score)
+
+
+def random_seat(ctx: TrumpContext, rng: random.Random, style: Style) -> Seat:
+    """A seat that plays uniformly random legal plays from ``rng`` (a leader tries a throw at
+    ``style.throw_rate``)."""
+
+    def choose(view: SeatView) -> tuple[int, ...]:
+        if view.plays:
+            return rng.choice(legal_plays(ctx, hand=view.hand, lead=view.plays[0], limit=40).plays)
+        leads = legal_plays(ctx, hand=view.hand, limit=200).plays
+        throws = [lead for lead in leads if len(lead) > 2 and len(set(lead)) > 1]
+        simple = [lead for lead in leads if lead not in throws]
+        pool = throws if throws and rng.random() < style.throw_rate else simple or leads
+        return rng.choice(pool)
+
+    return choose

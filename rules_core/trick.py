@@ -139,34 +139,102 @@ def resolve_trick(
     return TrickResult(winner, points, attacker_points, judgements, judgements[best], dig)
 
 
+@dataclass(frozen=True, slots=True)
+class Standing:
+    """Who is winning a trick so far (R7.1): the winning play's index, its key, and whether it is a ruff."""
+
+    best: int
+    key: int
+    ruffed: bool
+
+
+def opening(lead: Decomposition) -> Standing:
+    """The standing after the lead alone: a single-component lead holds its top as the key; a throw has
+    no key, since a same-category follow never beats it (R7.2)."""
+    return Standing(0, lead.components[0].top if len(lead.components) == 1 else 0, False)
+
+
+def judge_play(
+    ctx: TrumpContext, rules: Rules, lead: Decomposition, standing: Standing, play: Sequence[int]
+) -> tuple[Judgement, int]:
+    """R7.1 for one follow against the standing: its judgement and, when it takes the trick (BEAT, RUFF,
+    OVER_RUFF), its key (else NO_KEY). The one place R7's comparison is written; a search calls it for
+    every simulated play, so singles and pairs skip the decomposition."""
+    category = lead.category
+    single = len(lead.components) == 1
+    if single and len(play) <= 2:
+        face = play[0]
+        if len(play) == 2 and play[1] != face:  # two unequal cards: never the pair's shape, nor a ruff
+            return (
+                Judgement.FOLLOW
+                if ctx.category[face] == category == ctx.category[play[1]]
+                else Judgement.DISCARD
+            ), NO_KEY
+        strength = ctx.strength[face]
+        if ctx.category[face] == category:
+            if not standing.ruffed and strength > standing.key:
+                return Judgement.BEAT, strength
+            return Judgement.FOLLOW, NO_KEY
+        if ctx.category[face] != TRUMP or category == TRUMP:
+            return Judgement.DISCARD, NO_KEY
+        ruff = strength  # R6.6: a single or pair ruff's key is its own strength
+    elif all(ctx.category[face] == category for face in play):
+        follow = decompose(ctx, play)
+        comp = follow.components
+        same_shape = single and len(comp) == 1 and comp[0].pairs == lead.components[0].pairs
+        if same_shape and not standing.ruffed and comp[0].top > standing.key:
+            return Judgement.BEAT, comp[0].top
+        return Judgement.FOLLOW, NO_KEY
+    else:
+        ruff = ruff_key(ctx, rules, lead, play) if category != TRUMP else NO_KEY
+    if ruff == NO_KEY:
+        return Judgement.DISCARD, NO_KEY
+    if not standing.ruffed:
+        return Judgement.RUFF, ruff
+    if ruff > standing.key:
+        return Judgement.OVER_RUFF, ruff
+    return Judgement.UNDER_RUFF, NO_KEY
+
+
+TAKES: frozenset[Judgement] = frozenset({Judgement.BEAT, Judgement.RUFF, Judgement.OVER_RUFF})
+"""The judgements of a follow that takes the trick over."""
+
+
+def advance(
+    ctx: TrumpContext,
+    rules: Rules,
+    lead: Decomposition,
+    standing: Standing,
+    play: Sequence[int],
+    *,
+    index: int,
+) -> Standing:
+    """The standing after play number ``index`` (R7.1; ties go to the earlier play, R7.3)."""
+    judgement, key = judge_play(ctx, rules, lead, standing, play)
+    return Standing(index, key, judgement is not Judgement.BEAT) if judgement in TAKES else standing
+
+
+def standing_of(ctx: TrumpContext, rules: Rules, plays: Sequence[Sequence[int]]) -> Standing:
+    """The standing of a (possibly unfinished) trick: ``plays`` in play order, the lead first."""
+    lead = decompose(ctx, plays[0])
+    standing = opening(lead)
+    for i in range(1, len(plays)):
+        standing = advance(ctx, rules, lead, standing, plays[i], index=i)
+    return standing
+
+
 def _judge(
     ctx: TrumpContext, rules: Rules, lead: Decomposition, plays: Sequence[Sequence[int]]
 ) -> tuple[tuple[Judgement, ...], int]:
     """R7.1: each play's judgement and the index of the winning play."""
-    category = lead.category
-    single = len(lead.components) == 1
-    shape = lead.components[0].pairs if single else -1
-    best, key, ruffed = 0, lead.components[0].top if single else 0, False
+    standing = opening(lead)
     judgements = [Judgement.LEAD]
     for i, play in enumerate(plays[1:], start=1):
-        if all(ctx.category[face] == category for face in play):
-            follow = decompose(ctx, play)
-            same_shape = single and len(follow.components) == 1 and follow.components[0].pairs == shape
-            if same_shape and not ruffed and follow.components[0].top > key:
-                best, key = i, follow.components[0].top
-                judgements.append(Judgement.BEAT)
-            else:
-                judgements.append(Judgement.FOLLOW)
-            continue
-        ruff = ruff_key(ctx, rules, lead, play) if category != TRUMP else NO_KEY
-        if ruff == NO_KEY:
-            judgements.append(Judgement.DISCARD)
-        elif not ruffed or ruff > key:
-            judgements.append(Judgement.OVER_RUFF if ruffed else Judgement.RUFF)
-            best, key, ruffed = i, ruff, True
-        else:
-            judgements.append(Judgement.UNDER_RUFF)
-    return tuple(judgements), best
+        judgement, key = judge_play(ctx, rules, lead, standing, play)
+        judgements.append(judgement)
+        if judgement in TAKES:
+            standing = Standing(i, key, judgement is not Judgement.BEAT)
+    return tuple(judgements), standing.best
 
 
 def dig_multiplier(rules: Rules, pairs: int) -> int:

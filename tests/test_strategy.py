@@ -17,17 +17,21 @@ from rules_core.cards import PLAYERS, Suit, add, hand_of, parse_cards, remove
 from rules_core.follow import check_follow
 from rules_core.rules import DEFAULT_RULES, RULEBOOK_000, RULEBOOK_003, Rules
 from rules_core.selfplay import Style, play_hand, strong_seat
+from rules_core.shapes import decompose
 from rules_core.strategy import (
     MAX_BUDGET,
     MAX_CANDIDATES,
-    WORK,
+    MAX_WORK,
+    TRICK_WORK,
     SeatView,
     rank_plays,
+    search_plays,
     strong_play,
     winning_play,
 )
+from rules_core.strategy.model import model_follow
 from rules_core.throw import check_lead
-from rules_core.trick import resolve_trick
+from rules_core.trick import opening, resolve_trick
 from rules_core.trump import TrumpContext, trump_context
 from rules_core.verdicts import Legal
 
@@ -132,12 +136,10 @@ def test_budget_is_clamped() -> None:
     """A huge budget costs what MAX_BUDGET costs; a budget below 1 still samples one layout."""
     record = play_hand(seed=12, level=4, dealer=0)
     ctx, view, others = next(positions(record, DEFAULT_RULES))  # the dealer's first lead
-    start = WORK.simulations
-    huge = strong_play(ctx, DEFAULT_RULES, view, budget=10**9)
-    spent_huge = WORK.simulations - start
-    start = WORK.simulations
-    assert strong_play(ctx, DEFAULT_RULES, view, budget=MAX_BUDGET) == huge
-    assert WORK.simulations - start == spent_huge <= MAX_CANDIDATES * MAX_BUDGET
+    huge = search_plays(ctx, DEFAULT_RULES, view, budget=10**9)
+    assert search_plays(ctx, DEFAULT_RULES, view, budget=MAX_BUDGET) == huge
+    assert huge.layouts == MAX_BUDGET and 0 < huge.simulations <= MAX_CANDIDATES * MAX_BUDGET
+    assert huge.work <= MAX_WORK + len(huge.ranked) * (TRICK_WORK + max(len(p) for p, _ in huge.ranked))
     for budget in (0, -5):
         play = strong_play(ctx, DEFAULT_RULES, view, budget=budget)
         assert isinstance(check_lead(ctx, DEFAULT_RULES, hand=view.hand, lead=play, others=others), Legal)
@@ -181,13 +183,14 @@ ADVERSARIAL_TRUMPS = hand_of(
 def test_work_is_bounded_on_adversarial_positions(
     hand: tuple[int, ...], plays: tuple[tuple[int, ...], ...]
 ) -> None:
-    """Counted work, not time: simulated tricks stay within MAX_CANDIDATES × MAX_BUDGET (+ one layout
-    per further ranked play), whatever the hand and the lead."""
+    """Counted work, not time: the units spent stay within MAX_WORK, plus the first layout of each
+    candidate, whatever the hand, the lead and the budget asked for."""
     ctx = trump_context(2, Suit.H)
     view = SeatView(seat=1, hand=hand, leader=(1 - len(plays)) % PLAYERS, plays=plays)
-    start = WORK.simulations
-    play = strong_play(ctx, DEFAULT_RULES, view, budget=10**6)
-    assert WORK.simulations - start <= MAX_CANDIDATES * MAX_BUDGET + 40
+    found = search_plays(ctx, DEFAULT_RULES, view, budget=10**6)
+    play = found.best
+    size = len(plays[0]) if plays else max(len(p) for p, _ in found.ranked)
+    assert found.work <= MAX_WORK + len(found.ranked) * (TRICK_WORK + size)
     if plays:
         assert isinstance(check_follow(ctx, hand=hand, lead=plays[0], play=play), Legal)
     else:
@@ -243,3 +246,40 @@ def test_self_play_seats_play_the_strong_policy_on_what_they_saw(seed: int, deal
             checked += 1
     assert checked == 3 * len(record.tricks)
     assert play_hand(seed=seed, rules=RULEBOOK_003, level=6, dealer=dealer, choosers=choosers) == record
+
+
+def test_the_model_ruffs_a_throw_into_a_void() -> None:
+    """R6: a follower void in the led suit ruffs a thrown lead with the lead's structure (a pair unit for
+    the pair), so the search sees what a throw into a shown void costs."""
+    ctx = trump_context(2, Suit.H)
+    lead = decompose(ctx, _cards("SA SA SK"))
+    hand = list(hand_of(_cards("H3 H3 H5 D4 D6")))
+    play = model_follow(
+        ctx, DEFAULT_RULES, hand, lead, partner_winning=False, standing=opening(lead), trick_points=10
+    )
+    assert sorted(play) == sorted(_cards("H3 H3 H5"))
+    judged = resolve_trick(
+        ctx,
+        DEFAULT_RULES,
+        leader=0,
+        plays=[_cards("SA SA SK"), tuple(play), *[_cards("D7 D8 D9")] * 2],
+        dealer=0,
+    )
+    assert judged.winner == 1  # the ruff takes the throw (R6.4)
+
+
+def test_an_end_game_is_played_out_and_charged_to_the_work() -> None:
+    """With ROLLOUT_CARDS or fewer cards left after the play, every layout plays the hand to its end:
+    the work counts those tricks, and the play stays legal and deterministic."""
+    record = play_hand(seed=41, level=6, dealer=2)
+    ends = [
+        (ctx, view, others) for ctx, view, others in positions(record, DEFAULT_RULES) if sum(view.hand) == 3
+    ]
+    assert ends
+    for ctx, view, others in ends:
+        found = search_plays(ctx, DEFAULT_RULES, view, seed=3)
+        assert found == search_plays(ctx, DEFAULT_RULES, view, seed=3)
+        if len(found.ranked) > 1:
+            # a trick alone costs TRICK_WORK + its cards; played out, each of the cards left adds a trick
+            assert found.work >= found.simulations * 2 * (TRICK_WORK + 1)
+        assert_legal(ctx, DEFAULT_RULES, view, others)

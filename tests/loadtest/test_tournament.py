@@ -9,10 +9,13 @@ from dataclasses import dataclass, field
 
 import pytest
 
+from loadtest.casual import CarefulPlayer
 from loadtest.server import ServerProcess, load_flags
 from loadtest.tournament import (
+    OPPONENTS,
+    Deal,
     GreedyPlayer,
-    IllegalPlayError,
+    PairingResult,
     Player,
     RandomPlayer,
     RightmostSmallest,
@@ -21,11 +24,15 @@ from loadtest.tournament import (
     main,
     make_deal,
     play_game,
+    progress_line,
     run_pairing,
     service_stub,
 )
 from rules_core.audit import audit_hand
+from rules_core.bidding import Declaration
+from rules_core.cards import BOTTOM_SIZE, Hand
 from rules_core.rules import DEFAULT_RULES, Rules
+from rules_core.selfplay import IllegalPlayError
 from rules_core.strategy import DEFAULT_BUDGET, SeatView, strong_play
 from rules_core.trump import TrumpContext
 
@@ -40,7 +47,7 @@ def test_a_tiny_tournament_reports_every_pairing(capsys: pytest.CaptureFixture[s
     assert main(["--deals", "4", "--seed", "3"]) == 0
     out = capsys.readouterr().out.splitlines()
     pairings = [LINE.match(line) for line in out if line.startswith("strong vs ")]
-    assert [m.group("q") for m in pairings if m] == ["R13.6", "random", "greedy"], out
+    assert [m.group("q") for m in pairings if m] == ["R13.6", "random", "greedy", "careful"], out
     for m in pairings:
         assert m is not None
         assert int(m.group("games")) == int(m.group("audited")) == 8  # 4 deals, each played twice
@@ -50,6 +57,10 @@ def test_a_tiny_tournament_reports_every_pairing(capsys: pytest.CaptureFixture[s
     for what in ("wall", "CPU"):
         pattern = rf"^strong latency per suggestion \({what}\): p50 [\d.]+ ms, p99 [\d.]+ ms, max [\d.]+ ms"
         assert any(re.match(pattern, line) for line in out), out
+    replayed = (
+        r"^the 10 slowest suggestions replayed 20 times each: the worst median [\d.]+ ms CPU \(\d+ cards"
+    )
+    assert any(re.match(replayed, line) for line in out), out
     assert re.match(r"^took [\d.]+ s$", out[-1])
 
 
@@ -60,6 +71,56 @@ def test_every_game_is_an_audited_legal_hand() -> None:
     audit = audit_hand(DEFAULT_RULES, game.record)
     assert audit.valid and audit.score == game.score
     assert game.record.deal == spec.hands and game.record.dealer == spec.dealer
+
+
+@pytest.mark.parametrize("opponent", ["R13.6", "random"])
+def test_strong_beats_the_weak_players_with_the_interval_above_zero(opponent: str) -> None:
+    """A small seeded duplicate tournament (R13.6's auto-play and random play as the other team): the
+    strong policy's mean gain per deal must stay clearly positive, its 95 % interval above zero."""
+    result = run_pairing(DEFAULT_RULES, StrongPlayer(), OPPONENTS[opponent], 12, 7)
+    assert result.games == result.audited == 24
+    assert result.mean - result.half_width > 0, (result.mean, result.half_width, result.deltas)
+
+
+def test_the_careful_player_plays_legal_audited_hands_and_beats_random() -> None:
+    """The careful casual player (the strength yardstick) is legal in every position of whole hands and
+    clearly better than random play, or it would be no yardstick."""
+    result = run_pairing(DEFAULT_RULES, CarefulPlayer(), OPPONENTS["random"], 6, 3)
+    assert result.games == result.audited == 12
+    assert result.mean - result.half_width > 0, result.deltas
+
+
+def test_declaration_and_bury_policies_are_pluggable() -> None:
+    """No declaration makes the hand no-trump (R10.8); the dealer buries what the bury policy chose."""
+    spec = make_deal(31)
+    chosen: list[Hand] = []
+
+    def no_declarations(rules: Rules, deal: Deal) -> tuple[Declaration, ...]:
+        return ()
+
+    def bury_the_first_eight(ctx: TrumpContext, rules: Rules, hand33: Hand) -> tuple[int, ...]:
+        chosen.append(hand33)
+        return tuple(f for f in range(len(hand33)) for _ in range(hand33[f]))[:BOTTOM_SIZE]
+
+    seats: list[Player] = [RightmostSmallest()] * 4
+    game = play_game(DEFAULT_RULES, spec, seats, declarer=no_declarations, burier=bury_the_first_eight)
+    assert game.record.declarations == ()
+    first_eight = tuple(f for f in range(len(chosen[0])) for _ in range(chosen[0][f]))[:BOTTOM_SIZE]
+    assert len(chosen) == 1 and game.record.buried == first_eight
+    assert audit_hand(DEFAULT_RULES, game.record).bidding.contract is None
+
+
+def test_the_progress_line_shows_deals_done_and_the_running_interval(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    show = progress_line(every=2)
+    for n in (1, 2, 3, 4):
+        show(PairingResult("strong", "careful", tuple(range(0, 10 * n, 10)), 2 * n, 2 * n))
+    lines = capsys.readouterr().err.splitlines()
+    assert lines == [
+        "  strong vs careful: 2 deals, +5.0 points/deal (95% CI -4.8 .. +14.8)",
+        "  strong vs careful: 4 deals, +15.0 points/deal (95% CI +2.3 .. +27.7)",
+    ]
 
 
 def test_duplicate_games_share_the_deal_and_swap_the_teams() -> None:
@@ -144,7 +205,7 @@ def test_a_tiny_live_tournament_reports_the_in_process_figures_and_round_trips(
     live = capsys.readouterr().out
     assert main(["--deals", "2", "--seed", "4"]) == 0
     local = capsys.readouterr().out
-    assert _report(live) == _report(local) and len(_report(live)) == 3, live
+    assert _report(live) == _report(local) and len(_report(live)) == 4, live
     for line in _report(live):
         m = LINE.match(line)
         assert m is not None and int(m.group("games")) == int(m.group("audited")) == 4
@@ -156,7 +217,7 @@ def test_a_tiny_live_tournament_reports_the_in_process_figures_and_round_trips(
     assert len(found) == 1, live
     p50, p99, top, count = (float(x) for x in found[0].groups())
     assert 0 < p50 <= p99 <= top
-    assert 3 * 4 * 2 <= count <= 3 * 4 * 2 * 25  # 3 pairings of 4 games, two seats in 1 to 25 tricks
+    assert 4 * 4 * 2 <= count <= 4 * 4 * 2 * 25  # 4 pairings of 4 games, two seats in 1 to 25 tricks
     assert "(wall)" not in live and "(CPU)" not in live
 
 

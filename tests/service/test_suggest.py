@@ -20,15 +20,12 @@ from rules_core.cards import PLAYERS, Hand, add, faces_of, remove
 from rules_core.rules import DEFAULT_RULES
 from rules_core.selfplay import play_hand
 from rules_core.strategy import MAX_BUDGET
+from services.convert import cards_out
 from tractor.rules.v1 import rules_service_pb2 as pb
 from tractor.rules.v1 import rules_service_pb2_grpc
 from tractor.rules.v1 import types_pb2 as t
 
 Stub = rules_service_pb2_grpc.RulesServiceStub
-
-
-def cards(faces: Any) -> list[t.Card.ValueType]:
-    return [t.Card.ValueType(face + 1) for face in faces]
 
 
 def position(seed: int, trick: int, offset: int) -> tuple[pb.SuggestPlayRequest, dict[int, Hand]]:
@@ -51,7 +48,7 @@ def position(seed: int, trick: int, offset: int) -> tuple[pb.SuggestPlayRequest,
         level=t.RANK_5,
         contract=CONTRACTS[contract],
         seat=seat,
-        hand=cards(faces_of(hands[seat])),
+        hand=cards_out(faces_of(hands[seat])),
         trick=pb.Trick(leader=leader, plays=seated(leader, record.tricks[trick].plays[:offset])),
         hand_so_far=pb.HandSoFar(
             dealer=dealer,
@@ -60,7 +57,7 @@ def position(seed: int, trick: int, offset: int) -> tuple[pb.SuggestPlayRequest,
                 for index, done in enumerate(record.tricks[:trick])
             ],
             attacker_points=sum(result.attacker_points for result in audit.tricks[:trick]),
-            bottom=cards(record.buried) if seat == dealer else [],
+            bottom=cards_out(record.buried) if seat == dealer else [],
         ),
         seed=seed,
     )
@@ -68,13 +65,15 @@ def position(seed: int, trick: int, offset: int) -> tuple[pb.SuggestPlayRequest,
 
 
 def seated(leader: int, plays: Sequence[Sequence[int]]) -> list[t.SeatCards]:
-    return [t.SeatCards(seat=(leader + i) % PLAYERS, cards=cards(play)) for i, play in enumerate(plays)]
+    return [t.SeatCards(seat=(leader + i) % PLAYERS, cards=cards_out(play)) for i, play in enumerate(plays)]
 
 
 def legal(stub: Stub, request: pb.SuggestPlayRequest, play: Any, hands: dict[int, Hand]) -> bool:
     """ValidatePlay's verdict on the suggestion (a lead judged against the real other hands)."""
     leads = not request.trick.plays
-    others = [t.SeatCards(seat=s, cards=cards(faces_of(h))) for s, h in hands.items() if s != request.seat]
+    others = [
+        t.SeatCards(seat=s, cards=cards_out(faces_of(h))) for s, h in hands.items() if s != request.seat
+    ]
     check = pb.ValidatePlayRequest(
         ruleset=request.ruleset,
         level=request.level,

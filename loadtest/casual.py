@@ -1,0 +1,165 @@
+"""A careful casual player: the opponent the strong auto-play must beat clearly (issue 16).
+
+It plays as a reasonable human who watches the table, with no search: it counts the cards played, notes
+the voids a seat has shown (it followed a lead with other cards, R5.2), knows who is winning the trick
+(R7.1, judged by ``rules_core.trick``), feeds points to a partner who is winning safely, wins cheaply when
+the trick is worth it, and otherwise follows low. It leads its masters (cards no unseen card beats) in
+suits no opponent has shown void, then a low card of its shortest plain suit (towards a ruffing void),
+and pulls trumps only with master trumps. It is deterministic: the same view gives the same play.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from rules_core.cards import FULL_DECK, NUM_FACES, PLAYERS, POINTS, Hand, contains
+from rules_core.follow import check_follow
+from rules_core.legal_plays import legal_plays
+from rules_core.rules import Rules
+from rules_core.shapes import decompose
+from rules_core.strategy import SeatView
+from rules_core.trick import Standing, advance, standing_of
+from rules_core.trump import TRUMP, TrumpContext
+from rules_core.verdicts import Legal
+
+LISTING = 40
+"""The engine's weakest-first follows the player looks at (plus the ones it builds)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Table:
+    """What the careful player remembers of the hand: cards it has not seen, and shown voids."""
+
+    unseen: tuple[int, ...]
+    """Face → copies not in its hand and not yet played."""
+    voids: frozenset[tuple[int, int]]
+    """(seat, category) pairs: the seat followed that category with other cards once."""
+
+
+def remember(ctx: TrumpContext, view: SeatView) -> Table:
+    """Count the played cards and note voids from the finished tricks and the trick so far (R5.2)."""
+    unseen = [FULL_DECK[f] - view.hand[f] for f in range(NUM_FACES)]
+    voids: set[tuple[int, int]] = set()
+    for leader, plays in (*view.tricks, (view.leader, view.plays)):
+        if not plays:
+            continue
+        cat = ctx.category[plays[0][0]]
+        for offset, play in enumerate(plays):
+            for face in play:
+                unseen[face] = max(0, unseen[face] - 1)
+            if offset and sum(1 for f in play if ctx.category[f] == cat) < len(plays[0]):
+                voids.add(((leader + offset) % PLAYERS, cat))
+    for face in view.bottom:
+        unseen[face] = max(0, unseen[face] - 1)
+    return Table(tuple(unseen), frozenset(voids))
+
+
+def _cost(ctx: TrumpContext, play: Sequence[int]) -> int:
+    """What the cards are worth to keep: trumps dearer than plain cards, high dearer than low."""
+    return sum(ctx.strength[f] + (30 if ctx.category[f] == TRUMP else 0) for f in play)
+
+
+def _points(play: Sequence[int]) -> int:
+    return sum(POINTS[f] for f in play)
+
+
+def _is_master(ctx: TrumpContext, table: Table, play: Sequence[int]) -> bool:
+    """No unseen card (pair, for a pair) of the play's category is stronger than its top."""
+    shape = decompose(ctx, play)
+    if len(shape.components) != 1 or shape.category is None:
+        return False
+    comp = shape.components[0]
+    need = 2 if comp.pairs else 1
+    return not any(table.unseen[f] >= need and ctx.strength[f] > comp.top for f in ctx.faces[shape.category])
+
+
+@dataclass
+class CarefulPlayer:
+    """The careful casual player as a tournament seat (``loadtest.tournament.Player``)."""
+
+    name: str = "careful"
+
+    def __call__(self, ctx: TrumpContext, rules: Rules, view: SeatView, seed: int) -> tuple[int, ...]:
+        table = remember(ctx, view)
+        if not view.plays:
+            return self.lead(ctx, view, table)
+        return self.follow(ctx, rules, view, table)
+
+    def lead(self, ctx: TrumpContext, view: SeatView, table: Table) -> tuple[int, ...]:
+        """Masters first (tractors, pairs, then singles) where no opponent can ruff, else low and short."""
+        hand = view.hand
+        opponents = [(view.seat + 1) % PLAYERS, (view.seat + 3) % PLAYERS]
+        leads = [
+            p for p in legal_plays(ctx, hand=hand, limit=300).plays if len(decompose(ctx, p).components) == 1
+        ]
+        safe = [
+            p
+            for p in leads
+            if _is_master(ctx, table, p)
+            and (
+                ctx.category[p[0]] == TRUMP
+                or not any((s, ctx.category[p[0]]) in table.voids for s in opponents)
+            )
+        ]
+        if safe:  # the biggest structure first, then plain before trump, then the most points
+            return max(safe, key=lambda p: (len(p), ctx.category[p[0]] != TRUMP, _points(p), -_cost(ctx, p)))
+        length = {cat: sum(hand[f] for f in ctx.faces[cat]) for cat in range(5)}
+        plain = [p for p in leads if len(p) == 1 and ctx.category[p[0]] != TRUMP and not POINTS[p[0]]]
+        if plain:  # a low card of the shortest plain suit: towards a void to ruff later
+            return min(plain, key=lambda p: (length[ctx.category[p[0]]], ctx.strength[p[0]]))
+        singles = [p for p in leads if len(p) == 1]
+        return min(singles, key=lambda p: (POINTS[p[0]], ctx.category[p[0]] == TRUMP, ctx.strength[p[0]]))
+
+    def follow(self, ctx: TrumpContext, rules: Rules, view: SeatView, table: Table) -> tuple[int, ...]:
+        """Feed a partner who is winning safely, win cheaply when it is worth it, else follow low."""
+        hand, lead = view.hand, view.plays[0]
+        options = _options(ctx, hand, lead)
+        standing = standing_of(ctx, rules, view.plays)
+        me = len(view.plays)
+        shape = decompose(ctx, lead)
+        last = me == PLAYERS - 1
+        partner_winning = (me - standing.best) % 2 == 0
+        on_table = sum(_points(p) for p in view.plays)
+        if partner_winning and (last or _safe(ctx, view, table, standing)):
+            return max(options, key=lambda p: (_points(p), -_cost(ctx, p)))
+        winners = [p for p in options if advance(ctx, rules, shape, standing, p, index=me).best == me]
+        if not last:  # a later opponent may still beat it: only a master (or a ruff) is a sure win
+            winners = [
+                p for p in winners if _is_master(ctx, table, p) or ctx.category[p[0]] != shape.category
+            ]
+        if winners and (on_table >= 10 or last or min(_cost(ctx, p) for p in winners) < 30):
+            return min(winners, key=lambda p: (_cost(ctx, p), -_points(p)))
+        return min(options, key=lambda p: (_points(p), _cost(ctx, p)))
+
+
+def _safe(ctx: TrumpContext, view: SeatView, table: Table, standing: Standing) -> bool:
+    """Whether the partner's winning play will hold: it is a master, or a ruff the seat after cannot top
+    (that seat has shown it holds the led suit)."""
+    play = view.plays[standing.best]
+    lead_cat = ctx.category[view.plays[0][0]]
+    after = (view.seat + 1) % PLAYERS
+    if standing.ruffed:
+        return (after, lead_cat) not in table.voids
+    return _is_master(ctx, table, play) and (lead_cat == TRUMP or (after, lead_cat) not in table.voids)
+
+
+def _options(ctx: TrumpContext, hand: Hand, lead: Sequence[int]) -> list[tuple[int, ...]]:
+    """The engine's weakest-first follows plus a cheap and a strong ruff and the strongest in-suit play."""
+    options = list(legal_plays(ctx, hand=hand, lead=lead, limit=LISTING).plays)
+    n, cat = len(lead), ctx.category[lead[0]]
+    own = [f for f in ctx.faces[cat] for _ in range(hand[f])]
+    built: list[list[int]] = []
+    if len(own) >= n:
+        built.append(own[:n])
+    elif not own:
+        trumps = [f for f in ctx.faces[TRUMP] for _ in range(hand[f])]  # strongest first
+        pairs = [f for f in reversed(ctx.faces[TRUMP]) if hand[f] == 2]
+        if len(trumps) >= n:
+            built += [trumps[-n:], trumps[:n]]
+            if n == 2 and pairs:
+                built.append([pairs[0], pairs[0]])
+    for play in built:
+        if contains(hand, play) and isinstance(check_follow(ctx, hand=hand, lead=lead, play=play), Legal):
+            options.append(tuple(play))
+    return options

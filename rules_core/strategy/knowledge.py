@@ -1,0 +1,179 @@
+"""What the seat knows: its view of the table (SeatView) and what card counting derives from it once per
+call: the unseen cards, the voids shown (R5.2), every seat's hand size, the sides, the bottom's worth,
+and what each held card is worth for later tricks."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Final
+
+from rules_core.cards import BOTTOM_SIZE, FULL_DECK, HAND_SIZE, NUM_FACES, PLAYERS, POINTS, Hand
+from rules_core.rules import Rules
+from rules_core.trump import TRUMP, TrumpContext
+
+MASTER: Final = 1.5
+"""What a plain master (no unseen card of its suit beats it) is worth for later tricks, in points."""
+DECAY: Final = 1.0
+"""A plain card with k stronger unseen cards is worth MASTER / (1 + k) ** DECAY."""
+TRUMP_BASE: Final = 2.0
+"""Any trump is worth this much: it can ruff a plain lead later."""
+TRUMP_TOP: Final = 20.0
+"""A trump with k stronger unseen trumps is worth TRUMP_BASE + TRUMP_TOP / (1 + k)."""
+PAIR_BONUS: Final = 1.0
+"""Each copy of a held pair is worth this much more: pairs win and meet pair leads (R5.3)."""
+SPLIT: Final = 1.0
+"""Playing one copy of a pair costs this much more."""
+
+
+@dataclass(frozen=True, slots=True)
+class SeatView:
+    """What one seat at a real table knows when it is its turn to play."""
+
+    seat: int
+    """0..3, the seat to play."""
+    hand: Hand
+    """Its count vector (``rules_core.cards.Hand``)."""
+    leader: int
+    """The leader of the current trick."""
+    plays: tuple[tuple[int, ...], ...] = ()
+    """The current trick so far, in play order (empty: the seat leads). plays[0] is what was led."""
+    dealer: int | None = None
+    """The dealer seat, when known."""
+    tricks: tuple[tuple[int, tuple[tuple[int, ...], ...]], ...] = ()
+    """Finished tricks: (leader, four plays in play order)."""
+    attacker_points: int | None = None
+    """The attackers' points so far, when known."""
+    bottom: tuple[int, ...] = ()
+    """The 8 buried cards, when the seat is the dealer."""
+
+
+@dataclass(slots=True)
+class Knowledge:
+    """Everything derived from a view once per call: unseen cards, voids, sizes, sides, card values."""
+
+    ctx: TrumpContext
+    rules: Rules
+    seat: int
+    dealer: int | None
+    unseen: list[int]
+    """Face → copies the seat has not seen (in the other hands, the bottom, or unrecorded tricks)."""
+    voids: list[list[bool]]
+    """Seat → category → known void (it once followed that category with other cards, R5.2)."""
+    sizes: list[int]
+    """Seat → cards it holds now."""
+    bottom_points: float
+    """The bottom's points: exact for the dealer, else the unseen points' share of the bottom."""
+    value: list[float]
+    """Face → what one copy in the seat's hand is worth for later tricks, in points."""
+    bottom_known: bool = False
+    """Whether the seat is the dealer and knows the bottom (so no unseen card is in it)."""
+
+
+def partners(a: int, b: int) -> bool:
+    """Partners sit opposite (R1.5)."""
+    return (a - b) % 2 == 0
+
+
+def infer_dealer(view: SeatView, cards_left: int) -> int | None:
+    """The dealer when the view names it, else the first trick's leader (R4.1: the dealer leads it)."""
+    if view.dealer is not None:
+        return view.dealer
+    if view.tricks:
+        return view.tricks[0][0]
+    if cards_left == HAND_SIZE:  # nothing played by this seat yet: this is the first trick
+        return view.leader
+    return None
+
+
+def knowledge(ctx: TrumpContext, rules: Rules, view: SeatView) -> Knowledge:
+    """Card counting over the view: unseen cards, voids, hand sizes and card values."""
+    hand = view.hand
+    unseen = [FULL_DECK[f] - hand[f] for f in range(NUM_FACES)]
+    voids = [[False] * 5 for _ in range(PLAYERS)]
+    category = ctx.category
+
+    def see(leader: int, plays: Sequence[Sequence[int]]) -> None:
+        if not plays or not plays[0]:
+            return
+        cat = category[plays[0][0]]
+        n = len(plays[0])
+        for offset, play in enumerate(plays):
+            for face in play:
+                if unseen[face] > 0:
+                    unseen[face] -= 1
+            if offset and sum(1 for face in play if category[face] == cat) < n:
+                voids[(leader + offset) % PLAYERS][cat] = True
+
+    for leader, plays in view.tricks:
+        see(leader, plays)
+    see(view.leader, view.plays)
+    my_size = sum(hand)
+    dealer = infer_dealer(view, my_size)
+    known = dealer == view.seat and len(view.bottom) == BOTTOM_SIZE
+    if known:
+        for face in view.bottom:
+            if unseen[face] > 0:
+                unseen[face] -= 1
+    played_now = {(view.leader + i) % PLAYERS for i in range(len(view.plays))}
+    n_now = len(view.plays[0]) if view.plays else 0
+    sizes = [my_size - (n_now if s in played_now else 0) for s in range(PLAYERS)]
+    sizes[view.seat] = my_size
+    if known:
+        bottom_points = float(sum(POINTS[f] for f in view.bottom))
+    else:
+        pool = sum(unseen)
+        pool_points = sum(POINTS[f] * unseen[f] for f in range(NUM_FACES))
+        bottom_points = pool_points * BOTTOM_SIZE / pool if pool else 0.0
+    info = Knowledge(ctx, rules, view.seat, dealer, unseen, voids, sizes, bottom_points, [], known)
+    info.value = values(info, hand)
+    return info
+
+
+def values(info: Knowledge, hand: Hand) -> list[float]:
+    """What one copy of each held face is worth for later tricks (in points): masters and trumps most."""
+    ctx, unseen = info.ctx, info.unseen
+    value = [0.0] * NUM_FACES
+    opponents = [s for s in range(PLAYERS) if not partners(s, info.seat)]
+    for cat in range(5):
+        faces = ctx.faces[cat]  # strongest first
+        left = sum(unseen[f] for f in faces)
+        risk = 0.0
+        if cat != TRUMP:
+            risk = 0.35 * sum(1 for s in opponents if info.voids[s][cat])
+            if left <= 3:
+                risk += 0.3
+            risk = min(risk, 0.8)
+        higher = 0
+        i = 0
+        while i < len(faces):  # walk rung by rung: equal cards (off-suit level cards) share a rung
+            rung = ctx.strength[faces[i]]
+            j = i
+            while j < len(faces) and ctx.strength[faces[j]] == rung:
+                j += 1
+            for face in faces[i:j]:
+                if hand[face]:
+                    if cat == TRUMP:
+                        v = TRUMP_BASE + TRUMP_TOP / (1 + higher)
+                    else:
+                        v = MASTER / (1 + higher) ** DECAY * (1 - risk)
+                    if hand[face] == 2:
+                        v += PAIR_BONUS  # a pair wins pair leads and meets follow obligations
+                    value[face] = v
+            higher += sum(unseen[f] for f in faces[i:j])
+            i = j
+    return value
+
+
+def cost(info: Knowledge, hand: Hand, play: Sequence[int]) -> float:
+    """What the cards of ``play`` were worth for later tricks; splitting a pair costs a little more."""
+    value = info.value
+    total = 0.0
+    seen: dict[int, int] = {}
+    for face in play:
+        seen[face] = seen.get(face, 0) + 1
+        total += value[face]
+    for face, count in seen.items():
+        if count == 1 and hand[face] == 2:
+            total += SPLIT
+    return total

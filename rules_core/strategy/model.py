@@ -1,0 +1,193 @@
+"""The opponents' model: how the seats the search does not control answer in a sampled layout.
+
+A casual follower: beat an opponent cheaply, feed a winning partner, ruff points, else go low. Every
+answer costs time linear in the hand (no listing of legal plays), so a simulated play is a unit of work
+of bounded cost whatever the lead; for leads longer than a pair it approximates R5.3's obligations
+(pairs first, then singles of the category, then anything), which is enough for a model.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Final
+
+from rules_core.cards import NUM_FACES, POINTS, Suit
+from rules_core.ruffing import NO_KEY, ruff_key
+from rules_core.rules import Rules
+from rules_core.shapes import Decomposition
+from rules_core.trick import Standing
+from rules_core.trump import TRUMP, TrumpContext, trump_context
+
+RUFF_POINTS: Final = 5
+"""A void follower ruffs an opponent's winning plain single or pair when the trick holds this many points."""
+
+
+def weakest_first(ctx: TrumpContext, cat: int) -> tuple[int, ...]:
+    """A category's faces, weakest first (cached per level, trump and category: hashing the whole
+    context on every simulated play would cost more than the reversal)."""
+    return _weakest(ctx.level, ctx.trump, cat)
+
+
+@functools.cache
+def _weakest(level: int, trump: Suit | None, cat: int) -> tuple[int, ...]:
+    return tuple(reversed(trump_context(level, trump).faces[cat]))
+
+
+def model_lead(ctx: TrumpContext, hand: list[int]) -> list[int]:
+    """A casual end-game lead: the strongest pair (trumps first), else the strongest single, so the
+    rollout of a short hand sees the fight for the last trick and its dig (R8.3)."""
+    best: tuple[bool, int, int] | None = None
+    pair = False
+    for f in range(NUM_FACES):
+        if not hand[f]:
+            continue
+        rank = (ctx.category[f] == TRUMP, ctx.strength[f], f)
+        if hand[f] == 2 and (not pair or best is None or rank > best):
+            best, pair = rank, True
+        elif not pair and (best is None or rank > best):
+            best = rank
+    assert best is not None
+    return [best[2], best[2]] if pair else [best[2]]
+
+
+def model_follow(
+    ctx: TrumpContext,
+    rules: Rules,
+    hand: list[int],
+    lead: Decomposition,
+    *,
+    partner_winning: bool,
+    standing: Standing,
+    trick_points: int,
+) -> list[int]:
+    """A casual follower's play of ``lead``: beat an opponent cheaply, feed a winning partner, else low."""
+    key, ruffed = standing.key, standing.ruffed
+    cat = lead.category
+    assert cat is not None
+    strength = ctx.strength
+    own = [f for f in weakest_first(ctx, cat) if hand[f]]  # distinct faces, weakest first
+    shape = lead.components[0].pairs if len(lead.components) == 1 else -1
+    if shape == 0:
+        if own:
+            if partner_winning:
+                rich = max(own, key=lambda f: (POINTS[f], -strength[f]))
+                return [rich if POINTS[rich] else own[0]]
+            if not ruffed and strength[own[-1]] > key and (trick_points >= 5 or strength[own[-1]] > key + 2):
+                beaters = [f for f in own if strength[f] > key]
+                return [beaters[0] if trick_points < 10 else beaters[-1]]
+            return [min(own, key=lambda f: (POINTS[f], strength[f]))]
+        return model_void(
+            ctx, hand, cat, 1, partner_winning=partner_winning, standing=standing, points=trick_points
+        )
+    if shape == 1:
+        pairs = [f for f in own if hand[f] == 2]
+        if pairs:
+            if not partner_winning and not ruffed and strength[pairs[-1]] > key:
+                beat = [f for f in pairs if strength[f] > key]
+                return [beat[0], beat[0]]
+            if partner_winning:
+                rich = max(pairs, key=lambda f: (POINTS[f], -strength[f]))
+                return [rich, rich]
+            low = min(pairs, key=lambda f: (POINTS[f], strength[f]))
+            return [low, low]
+        if not own:
+            return model_void(
+                ctx, hand, cat, 2, partner_winning=partner_winning, standing=standing, points=trick_points
+            )
+    if not own and cat != TRUMP and not partner_winning:
+        ruff = _long_ruff(ctx, rules, hand, lead, standing)
+        if ruff:
+            return ruff
+    return _model_long(ctx, hand, lead, own, partner_winning=partner_winning, standing=standing)
+
+
+def _long_ruff(
+    ctx: TrumpContext, rules: Rules, hand: list[int], lead: Decomposition, standing: Standing
+) -> list[int]:
+    """A void follower's cheapest ruff of a plain lead longer than a pair (R6): its weakest trump pairs
+    for the lead's pair units, then its weakest trumps; [] when that is no valid ruff or does not take
+    the trick (a thrown lead into a void is ruffed: the search must see it)."""
+    n = lead.size
+    trumps = [f for f in weakest_first(ctx, TRUMP) if hand[f]]
+    if sum(hand[f] for f in trumps) < n:
+        return []
+    owed = sum(c.pairs for c in lead.components)
+    play: list[int] = []
+    for f in trumps:
+        if owed and hand[f] == 2 and len(play) + 2 <= n:
+            play += [f, f]
+            owed -= 1
+    play += [f for f in trumps for _ in range(hand[f] - play.count(f))][: n - len(play)]
+    key = ruff_key(ctx, rules, lead, play)
+    if key == NO_KEY or (standing.ruffed and key <= standing.key):
+        return []
+    return play
+
+
+def _model_long(
+    ctx: TrumpContext,
+    hand: list[int],
+    lead: Decomposition,
+    own: list[int],
+    *,
+    partner_winning: bool,
+    standing: Standing,
+) -> list[int]:
+    """A follow of ``lead``'s size from the category: its pairs (as many as the lead has), then its
+    singles, low or point-rich as the partner stands, then a discard for what is missing (R5.2–R5.3)."""
+    n = lead.size
+    cat = lead.category
+    assert cat is not None
+    order = sorted(own, key=lambda f: (-POINTS[f], ctx.strength[f])) if partner_winning else own
+    owed = sum(c.pairs for c in lead.components)
+    play: list[int] = []
+    for f in order:
+        if owed and hand[f] == 2 and len(play) + 2 <= n:
+            play += [f, f]
+            owed -= 1
+    left = [f for f in order for _ in range(hand[f] - play.count(f))]
+    play += left[: n - len(play)]
+    if len(play) < n:
+        rest = list(hand)
+        for f in play:
+            rest[f] -= 1
+        play += model_void(
+            ctx, rest, cat, n - len(play), partner_winning=partner_winning, standing=standing, points=0
+        )
+    return play
+
+
+def model_void(
+    ctx: TrumpContext,
+    hand: list[int],
+    cat: int,
+    n: int,
+    *,
+    partner_winning: bool,
+    standing: Standing,
+    points: int,
+) -> list[int]:
+    """``n`` cards from outside the led category ``cat`` (R5.2): ruff points cheaply, feed a partner, or
+    discard low."""
+    key, ruffed = standing.key, standing.ruffed
+    strength = ctx.strength
+    category = ctx.category
+    if cat != TRUMP and not partner_winning and points >= RUFF_POINTS:
+        trumps = [f for f in weakest_first(ctx, TRUMP) if hand[f]]
+        if n == 1:
+            over = [f for f in trumps if not ruffed or strength[f] > key]
+            if over:
+                return [over[0]]
+        if n == 2:
+            over = [f for f in trumps if hand[f] == 2 and (not ruffed or strength[f] > key)]
+            if over:
+                return [over[0], over[0]]
+    rest = [f for f in range(NUM_FACES) if hand[f] and category[f] != cat for _ in range(hand[f])]
+    plain = [f for f in rest if category[f] != TRUMP]
+    if len(plain) < n:
+        plain = rest
+    if partner_winning:
+        plain.sort(key=lambda f: (-POINTS[f], strength[f]))
+    else:
+        plain.sort(key=lambda f: (POINTS[f], strength[f]))
+    return plain[:n]

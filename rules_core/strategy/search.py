@@ -1,0 +1,481 @@
+"""The search: candidate plays, each simulated in sampled layouts to the end of the trick, scored.
+
+Work is counted in units (:class:`Work`): a simulated trick costs :data:`TRICK_WORK` plus the cards of the
+lead, about what its time is (the opponents' model lists no legal plays, so a simulated play is linear in
+the hand). Past the first layout of every candidate, a call stops sampling at :data:`MAX_WORK` units,
+whatever the budget asked for, so its time is bounded whatever the position. The count is part of the
+result (:class:`Search`).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Final
+
+from rules_core.cards import NUM_FACES, PLAYERS, POINTS, Hand, contains
+from rules_core.follow import check_follow
+from rules_core.legal_plays import legal_plays
+from rules_core.rules import DigShape, Rules
+from rules_core.shapes import Component, Decomposition, decompose, runs
+from rules_core.strategy.knowledge import Knowledge, SeatView, cost, knowledge, partners
+from rules_core.strategy.model import model_follow, model_lead
+from rules_core.strategy.sampling import Layout, sample
+from rules_core.trick import Standing, advance, dig_multiplier, opening, standing_of
+from rules_core.trump import TRUMP, TrumpContext
+from rules_core.verdicts import Legal
+
+DEFAULT_BUDGET: Final[int] = 6
+"""Sampled layouts of the unseen cards per suggestion by default: p99 within 5 ms (``make bench-suggest``)."""
+MAX_BUDGET: Final[int] = 24
+"""The most layouts any call samples, whatever it asks for (the budget is clamped to it)."""
+MAX_CANDIDATES: Final[int] = 10
+"""The most candidate plays one call simulates in every layout."""
+FOLLOW_LISTING: Final[int] = 24
+"""How many of the engine's weakest-first follows are considered before the constructed ones."""
+TRICK_WORK: Final[int] = 3
+"""The work units of one simulated trick, beside one unit per card of its lead."""
+MAX_WORK: Final[int] = 600
+"""The work bound: past each candidate's first layout, no layout is simulated once a call has spent this
+many units (about 8 ms on the reference machine; a default-budget call of single or pair plays spends
+at most MAX_CANDIDATES × DEFAULT_BUDGET × 5 = 300)."""
+ROLLOUT_CARDS: Final[int] = 2
+"""When the seat holds at most this many cards after its play, every layout is played out to the end of
+the hand (every seat by the opponents' model) instead of valuing the cards kept."""
+TEMPO: Final = 4.0
+"""What taking the lead is worth, in points: the next lead is this side's choice."""
+
+
+@dataclass(slots=True)
+class Work:
+    """Work units spent so far in one call, against the call's ceiling."""
+
+    ceiling: int
+    units: int = 0
+    simulations: int = 0
+
+    def spend(self, units: int, *, reserved: bool = False) -> bool:
+        """Count one simulated trick of ``units``; False (and nothing counted) once the ceiling is reached,
+        unless the trick is ``reserved`` (a candidate's first layout: every candidate gets a score)."""
+        if self.units >= self.ceiling and not reserved:
+            return False
+        self.units += units
+        self.simulations += 1
+        return True
+
+
+@dataclass(frozen=True, slots=True)
+class Search:
+    """A search's answer: the plays best first with their scores, and the work it spent."""
+
+    ranked: tuple[tuple[tuple[int, ...], float], ...]
+    """(play, score), best first; ties keep the given order."""
+    work: int
+    """Work units spent (MAX_WORK, plus at most one simulated trick per candidate beyond it)."""
+    simulations: int
+    """Simulated tricks."""
+    layouts: int
+    """Sampled layouts of the unseen cards."""
+
+    @property
+    def best(self) -> tuple[int, ...]:
+        return self.ranked[0][0]
+
+
+def clamp(budget: int) -> int:
+    """The layouts a budget asks for, within 1..MAX_BUDGET."""
+    return max(1, min(int(budget), MAX_BUDGET))
+
+
+def winning_play(ctx: TrumpContext, rules: Rules, plays: Sequence[Sequence[int]]) -> int:
+    """The index of the play that is winning the (possibly unfinished) trick so far, as R7.1 judges it."""
+    return standing_of(ctx, rules, plays).best
+
+
+# --- candidates -----------------------------------------------------------------------------------------
+
+
+def _beatable(ctx: TrumpContext, unseen: list[int], cat: int, comp: Component) -> bool:
+    """Whether some unseen cards could beat ``comp`` (R4.4); the other hands are a part of them."""
+    strength = ctx.strength
+    if comp.pairs == 0:
+        return any(unseen[f] and strength[f] > comp.top for f in ctx.faces[cat])
+    pairs = [f for f in ctx.faces[cat] if unseen[f] == 2]
+    if comp.pairs == 1:
+        return any(strength[f] > comp.top for f in pairs)
+    return any(length >= comp.pairs and top > comp.top for top, length in runs(strength[f] for f in pairs))
+
+
+def _lead_candidates(info: Knowledge, hand: Hand) -> list[tuple[int, ...]]:
+    """A bounded set of leads worth comparing, most promising kinds first; each is a legal lead (R4.2),
+    and a throw only when no unseen card can beat any of its components, so it cannot fail (R4.4)."""
+    ctx, unseen = info.ctx, info.unseen
+    found: list[tuple[int, tuple[int, ...]]] = []  # (priority, lead)
+    for cat in range(5):
+        held = [f for f in ctx.faces[cat] if hand[f]]  # strongest first
+        if not held:
+            continue
+        top = (held[0],)
+        found.append((2 if not _beatable(ctx, unseen, cat, decompose(ctx, top).components[0]) else 4, top))
+        low = min(reversed(held), key=lambda f: (POINTS[f] > 0, ctx.strength[f]))
+        found.append((3, (low,)))
+        pairs = [f for f in held if hand[f] == 2]
+        if pairs:
+            found.append((2, (pairs[0], pairs[0])))
+            if pairs[-1] != pairs[0]:
+                found.append((5, (pairs[-1], pairs[-1])))
+            if len(pairs) >= 2:
+                for comp in decompose(ctx, [f for f in pairs for _ in (0, 1)]).components:
+                    if comp.pairs >= 2:
+                        found.append((1, comp.cards))
+        whole = [f for f in held for _ in range(hand[f])]
+        sure = [c for c in decompose(ctx, whole).components if not _beatable(ctx, unseen, cat, c)]
+        cards = [f for c in sure for f in c.cards]
+        if len(sure) >= 2:
+            dec = decompose(ctx, cards)
+            if len(dec.components) >= 2 and not any(_beatable(ctx, unseen, cat, c) for c in dec.components):
+                found.append((0, tuple(cards)))
+    found.sort(key=lambda item: item[0])
+    return _dedupe([lead for _, lead in found])
+
+
+def _dedupe(plays: Sequence[Sequence[int]]) -> list[tuple[int, ...]]:
+    seen: dict[tuple[int, ...], None] = {}
+    for play in plays:
+        seen.setdefault(tuple(sorted(play)), None)
+    return list(seen)
+
+
+def _follow_candidates(info: Knowledge, hand: Hand, lead: tuple[int, ...]) -> list[tuple[int, ...]]:
+    """The engine's weakest-first follows plus constructed strong ones, each checked legal (R5)."""
+    ctx = info.ctx
+    listed = legal_plays(ctx, hand=hand, lead=lead, limit=FOLLOW_LISTING).plays
+    n = len(lead)
+    cat = ctx.category[lead[0]]
+    own = [f for f in ctx.faces[cat] for _ in range(hand[f])]  # strongest first
+    extra: list[list[int]] = []
+    if len(own) >= n:
+        extra.append(own[:n])  # the strongest cards of the category
+        pairs = [f for f in ctx.faces[cat] if hand[f] == 2]
+        if n == 2 and pairs:
+            extra.append([pairs[0], pairs[0]])
+        pointed = sorted(own, key=lambda f: (-POINTS[f], ctx.strength[f]))
+        extra.append(pointed[:n])
+    else:
+        rest = [f for f in range(NUM_FACES) if ctx.category[f] != cat for _ in range(hand[f])]
+        need = n - len(own)
+        trumps = sorted(
+            (f for f in rest if ctx.category[f] == TRUMP), key=ctx.order.__getitem__, reverse=True
+        )
+        if len(trumps) >= need:
+            extra.append(own + trumps[:need])  # strongest trumps
+            extra.append(own + trumps[len(trumps) - need :])  # weakest trumps
+            tpairs = [f for f in ctx.faces[TRUMP] if hand[f] == 2]
+            structured = [f for f in reversed(tpairs) for _ in (0, 1)][: need - need % 2]
+            if structured:
+                fill = [f for f in reversed(trumps) if f not in structured][: need - len(structured)]
+                extra.append(own + structured + fill)
+                high = [f for f in tpairs for _ in (0, 1)][: need - need % 2]
+                fill = [f for f in reversed(trumps) if f not in high][: need - len(high)]
+                extra.append(own + high + fill)
+        pointed = sorted(rest, key=lambda f: (-POINTS[f], ctx.category[f] == TRUMP, ctx.strength[f]))
+        extra.append(own + pointed[:need])
+    out = list(listed)
+    for play in extra:
+        legal = len(play) == n and contains(hand, play)
+        if legal and isinstance(check_follow(ctx, hand=hand, lead=lead, play=play), Legal):
+            out.append(tuple(play))
+    return _dedupe(out)
+
+
+# --- evaluation -----------------------------------------------------------------------------------------
+
+
+def _trick_value(
+    info: Knowledge,
+    leader: int,
+    plays: Sequence[Sequence[int]],
+    lead: Decomposition,
+    *,
+    best: int,
+    last: bool,
+    tempo_counts: bool = True,
+) -> tuple[float, float]:
+    """The trick's worth for the seat's side (attackers' points signed, dig included, plus tempo), and
+    what one more point in it would be worth to the side (+1, -1 or 0; ±0.5 with the dealer unknown)."""
+    winner = (leader + best) % PLAYERS
+    points = 0.0
+    for play in plays:
+        for f in play:
+            points += POINTS[f]
+    mine = partners(winner, info.seat)
+    tempo = 0.0 if last or not tempo_counts else TEMPO if mine else -TEMPO
+    if info.dealer is None:
+        coef = 0.5 if mine else -0.5
+        return points * coef + tempo, coef
+    attacker_wins = (winner - info.dealer) % 2 == 1
+    if last and attacker_wins:
+        rules = info.rules
+        shape = lead if rules.dig_shape is DigShape.LEAD else decompose(info.ctx, plays[best])
+        points += info.bottom_points * dig_multiplier(rules, shape.top_grade)
+    sign = 1.0 if (info.seat - info.dealer) % 2 == 1 else -1.0
+    coef = sign if attacker_wins else 0.0
+    return points * coef + tempo, coef
+
+
+def _simulate(
+    info: Knowledge,
+    leader: int,
+    plays: list[tuple[int, ...]],
+    lead: Decomposition,
+    *,
+    standing: Standing,
+    layout: Layout | None,
+    last: bool,
+    rollout: list[int] | None = None,
+) -> tuple[float, float]:
+    """Finish the trick with the opponents' model for the seats after ``plays`` and value it; with
+    ``rollout`` (the seat's hand after its play, the layout holding every other seat), play the rest of
+    the hand with the model for all four seats and add its worth (the dig included at the last trick)."""
+    ctx, rules = info.ctx, info.rules
+    trick = list(plays)
+    if len(plays) < PLAYERS:
+        assert layout is not None
+        points = sum(POINTS[f] for play in trick for f in play)
+        for offset in range(len(trick), PLAYERS):
+            seat = (leader + offset) % PLAYERS
+            winner = (leader + standing.best) % PLAYERS
+            play = model_follow(
+                ctx,
+                rules,
+                layout[seat],
+                lead,
+                partner_winning=partners(seat, winner),
+                standing=standing,
+                trick_points=points,
+            )
+            if play:  # a layout shrunk by an inconsistent history may leave a seat without cards
+                standing = advance(ctx, rules, lead, standing, play, index=offset)
+            points += sum(POINTS[f] for f in play)
+            trick.append(tuple(play))
+    value, coef = _trick_value(info, leader, trick, lead, best=standing.best, last=last)
+    if rollout is None or layout is None:
+        return value, coef
+    hands = {s: list(h) for s, h in layout.items()}
+    hands[info.seat] = rollout
+    for offset in range(len(plays), PLAYERS):  # the modelled seats' cards of this trick leave their hands
+        seat = (leader + offset) % PLAYERS
+        if seat != info.seat:
+            for f in trick[offset]:
+                hands[seat][f] = max(0, hands[seat][f] - 1)
+    return value + _rollout(info, hands, (leader + standing.best) % PLAYERS), coef
+
+
+def _rollout(info: Knowledge, hands: dict[int, list[int]], leader: int) -> float:
+    """The worth for the seat's side of the rest of the hand, every seat played by the model (no tempo:
+    the hand ends), the dig included at the last trick (R8.3)."""
+    ctx, rules = info.ctx, info.rules
+    total = 0.0
+    while sum(hands[leader]):
+        first = model_lead(ctx, hands[leader])
+        lead = decompose(ctx, first)
+        standing = opening(lead)
+        trick: list[tuple[int, ...]] = [tuple(first)]
+        points = sum(POINTS[f] for f in first)
+        for offset in range(1, PLAYERS):
+            seat = (leader + offset) % PLAYERS
+            winner = (leader + standing.best) % PLAYERS
+            play = model_follow(
+                ctx,
+                rules,
+                hands[seat],
+                lead,
+                partner_winning=partners(seat, winner),
+                standing=standing,
+                trick_points=points,
+            )
+            if play:
+                standing = advance(ctx, rules, lead, standing, play, index=offset)
+            points += sum(POINTS[f] for f in play)
+            trick.append(tuple(play))
+        for offset, cards in enumerate(trick):
+            hand = hands[(leader + offset) % PLAYERS]
+            for f in cards:
+                hand[f] = max(0, hand[f] - 1)
+        last = not sum(hands[leader])
+        value, _ = _trick_value(info, leader, trick, lead, best=standing.best, last=last, tempo_counts=False)
+        total += value
+        leader = (leader + standing.best) % PLAYERS
+    return total
+
+
+def _layouts(
+    info: Knowledge, view: SeatView, rng: random.Random, budget: int, *, everyone: bool
+) -> list[Layout | None]:
+    """``budget`` layouts of the seats still to play after this one (one empty layout when none are),
+    or of all three other seats when the hand is rolled out (``everyone``)."""
+    if everyone:
+        return [sample(info, rng, [s for s in range(PLAYERS) if s != view.seat]) for _ in range(budget)]
+    to_play = [(view.leader + i) % PLAYERS for i in range(len(view.plays) + 1, PLAYERS)]
+    if not to_play:
+        return [None]
+    return [sample(info, rng, to_play) for _ in range(budget)]
+
+
+def _rolls_out(view: SeatView) -> bool:
+    """Whether the hand is short enough to be played out to its end in every layout (an end game: the
+    last trick's dig, R8.3, decides more than the value of the cards kept)."""
+    return 1 < sum(view.hand) <= ROLLOUT_CARDS + 1
+
+
+def _simulated(
+    info: Knowledge,
+    view: SeatView,
+    play: tuple[int, ...],
+    layouts: Sequence[Layout | None],
+    work: Work,
+    *,
+    rolling: bool = False,
+) -> tuple[float, float]:
+    """One candidate's mean trick worth and mean point coefficient over the ``layouts`` the work allows
+    (at least one: a candidate's first layout is reserved)."""
+    ctx, rules = info.ctx, info.rules
+    done = len(view.plays)
+    if done == 0:
+        lead = decompose(ctx, play)
+        standing = opening(lead)
+    else:
+        lead = decompose(ctx, view.plays[0])
+        standing = advance(ctx, rules, lead, standing_of(ctx, rules, view.plays), play, index=done)
+    last = sum(view.hand) == len(play)
+    plays = [*view.plays, play]
+    rollout: list[int] | None = None
+    units = TRICK_WORK + len(play)
+    if rolling and sum(view.hand) > len(play):
+        rollout = list(view.hand)
+        for f in play:
+            rollout[f] -= 1
+        units += (TRICK_WORK + 1) * sum(rollout)  # at most one trick per card left
+    total = coef = 0.0
+    n = 0
+    for layout in layouts:
+        if not work.spend(units, reserved=not n):
+            break
+        value, c = _simulate(
+            info, view.leader, plays, lead, standing=standing, layout=layout, last=last, rollout=rollout
+        )
+        total += value
+        coef += c
+        n += 1
+    return total / n, coef / n
+
+
+def _score(
+    info: Knowledge, view: SeatView, candidates: Sequence[tuple[int, ...]], rng: random.Random, budget: int
+) -> tuple[list[float], Work]:
+    """Each candidate's worth: its trick's expected worth minus what its cards were worth later.
+
+    Leads and follows that take the trick are simulated in the same ``budget`` layouts, the first
+    MAX_CANDIDATES of them fully and any further ones in one layout. A follow that does not beat the
+    current best can never win the trick (R7.1): such follows share one simulated representative (the
+    cheapest) and differ from it only by the points they add, valued with its point coefficient, and
+    by the cards they spend. Every candidate gets at least one layout; the further ones stop at
+    MAX_WORK units in all.
+    """
+    ctx, rules = info.ctx, info.rules
+    hand = view.hand
+    rolling = _rolls_out(view)
+    layouts = _layouts(info, view, rng, budget, everyone=rolling)
+    work = Work(ceiling=MAX_WORK)
+    if rolling:  # the rest of the hand is simulated: no shared representative, no value of cards kept
+        per = (TRICK_WORK + 1) * sum(hand)
+        shown = min(len(candidates), MAX_CANDIDATES)
+        layouts = layouts[: max(1, min(len(layouts), MAX_WORK // (per * shown)))]
+        scores = []
+        for i, play in enumerate(candidates):
+            used = layouts if i < MAX_CANDIDATES else layouts[:1]
+            scores.append(_simulated(info, view, play, used, work, rolling=True)[0])
+        return scores, work
+    losing: list[int] = []
+    if view.plays:
+        lead = decompose(ctx, view.plays[0])
+        now = standing_of(ctx, rules, view.plays)
+        done = len(view.plays)
+        losing = [
+            i for i, p in enumerate(candidates) if advance(ctx, rules, lead, now, p, index=done).best != done
+        ]
+    costs = [cost(info, hand, p) for p in candidates]
+    scores = [0.0] * len(candidates)
+    simulated = 0
+    if losing:
+        rep = min(losing, key=lambda i: (costs[i], sum(POINTS[f] for f in candidates[i])))
+        value, coef = _simulated(info, view, candidates[rep], layouts, work)
+        simulated += 1
+        base = sum(POINTS[f] for f in candidates[rep])
+        for i in losing:
+            scores[i] = value + coef * (sum(POINTS[f] for f in candidates[i]) - base) - costs[i]
+    lost = set(losing)
+    for i, play in enumerate(candidates):
+        if i in lost:
+            continue
+        used = layouts if simulated < MAX_CANDIDATES else layouts[:1]
+        value, _ = _simulated(info, view, play, used, work)
+        simulated += 1
+        scores[i] = value - costs[i]
+    return scores, work
+
+
+def search_plays(
+    ctx: TrumpContext,
+    rules: Rules,
+    view: SeatView,
+    plays: Sequence[tuple[int, ...]] | None = None,
+    *,
+    seed: int = 0,
+    budget: int = DEFAULT_BUDGET,
+) -> Search:
+    """Rank ``plays`` (None: the strong policy's own candidates, each legal) for ``view``.
+
+    The score is the expected points for the seat's side from this trick (attackers' points signed, dig
+    included at the last trick), plus tempo, minus what the cards spent were worth for later tricks.
+    Given plays are not checked for legality (rank the engine's own listing). Deterministic for the same
+    (view, plays, seed, budget); the budget (layouts) is clamped to 1..MAX_BUDGET and the work to MAX_WORK.
+    """
+    info = knowledge(ctx, rules, view)
+    if plays is None:
+        if view.plays:
+            given = _follow_candidates(info, view.hand, view.plays[0])
+        else:
+            given = _lead_candidates(info, view.hand)[:MAX_CANDIDATES]
+    else:
+        given = [tuple(p) for p in plays]
+    layouts = clamp(budget)
+    if len(given) == 1:
+        return Search(((given[0], 0.0),), 0, 0, 0)
+    scores, work = _score(info, view, given, random.Random(seed), layouts)
+    order = sorted(range(len(given)), key=lambda i: -scores[i])
+    return Search(tuple((given[i], scores[i]) for i in order), work.units, work.simulations, layouts)
+
+
+def rank_plays(
+    ctx: TrumpContext,
+    rules: Rules,
+    view: SeatView,
+    plays: Sequence[tuple[int, ...]],
+    *,
+    seed: int = 0,
+    budget: int = DEFAULT_BUDGET,
+) -> tuple[tuple[tuple[int, ...], float], ...]:
+    """``plays`` best first, each with its score (see :func:`search_plays`). Higher is better."""
+    return search_plays(ctx, rules, view, plays, seed=seed, budget=budget).ranked
+
+
+def strong_play(
+    ctx: TrumpContext, rules: Rules, view: SeatView, *, seed: int = 0, budget: int = DEFAULT_BUDGET
+) -> tuple[int, ...]:
+    """The strong policy's play for ``view``: a legal lead of the hand, or a follow passing check_follow.
+
+    Deterministic for the same (view, seed, budget).
+    """
+    return search_plays(ctx, rules, view, seed=seed, budget=budget).best
