@@ -15,12 +15,14 @@ grade compare by the strength of their top rung (R3.7).
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from itertools import chain
+from typing import Final
 
-from rules_core.cards import format_cards
+from rules_core.cards import NUM_FACES, format_cards
 from rules_core.trump import TrumpContext
 
 
@@ -64,13 +66,17 @@ class Component:
         return format_cards(self.cards)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class Decomposition:
-    """The canonical split of a set of cards into components (R3.6)."""
+    """The canonical split of a set of cards into components (R3.6).
 
-    category: int | None
+    Immutable like :class:`Component`, but through ``Final`` fields rather than ``frozen``: one is built per
+    check, and a frozen dataclass's ``object.__setattr__`` per field is a measurable part of a check.
+    """
+
+    category: Final[int | None]
     """The single category of all the cards, or None when they mix categories."""
-    components: tuple[Component, ...]
+    components: Final[tuple[Component, ...]]
     """By grade (most pairs first), then strongest first; weakest last within a grade."""
 
     @property
@@ -140,8 +146,11 @@ def split_pairs(ctx: TrumpContext, pair_faces: Sequence[int]) -> tuple[list[list
     if len(pair_faces) == 2:  # the commonest case: one 2-tractor or two separate pairs
         high, low = sorted(pair_faces, key=ctx.order.__getitem__, reverse=True)
         return ([[high, low]], []) if strength[high] - strength[low] == 1 else ([], [high, low])
+    ordered = sorted(pair_faces, key=ctx.order.__getitem__, reverse=True)
+    if len({strength[face] for face in ordered}) == len(ordered):
+        return _maximal_runs(strength, ordered)
     by_rung: dict[int, list[int]] = {}
-    for face in sorted(pair_faces, key=ctx.order.__getitem__, reverse=True):
+    for face in ordered:
         by_rung.setdefault(strength[face], []).append(face)
     tractors: list[list[int]] = []
     while len(by_rung) >= 2:
@@ -162,41 +171,72 @@ def split_pairs(ctx: TrumpContext, pair_faces: Sequence[int]) -> tuple[list[list
     return tractors, [face for rung in sorted(by_rung, reverse=True) for face in by_rung[rung]]
 
 
+def _maximal_runs(strength: tuple[int, ...], ordered: list[int]) -> tuple[list[list[int]], list[int]]:
+    """:func:`split_pairs` when no two pairs share a rung (strongest first): then the longest run is
+    always a whole maximal run, so the greedy cut takes the maximal runs, longest first, ties stronger
+    first, and leaves the lone pairs."""
+    runs: list[list[int]] = [[ordered[0]]]
+    for face in ordered[1:]:
+        if strength[face] == strength[runs[-1][-1]] - 1:
+            runs[-1].append(face)
+        else:
+            runs.append([face])
+    tractors = sorted((run for run in runs if len(run) > 1), key=len, reverse=True)  # stable: ties keep order
+    return tractors, [run[0] for run in runs if len(run) == 1]
+
+
 def decompose(ctx: TrumpContext, faces: Sequence[int]) -> Decomposition:
     """Split cards (faces with repeats, at most two of a face) into components (R3.6).
 
     On the hot path of every check, so the common shapes (one card, one pair, no pairs) skip the
-    tractor search.
+    tractor search, and singles and pairs come ready-made from the context's tables.
     """
-    category, strength, order = ctx.category, ctx.strength, ctx.order
+    category = ctx.category
     if len(faces) == 1 or (len(faces) == 2 and faces[0] == faces[1]):
         face = faces[0]
-        return Decomposition(
-            category[face], (Component(len(faces) - 1, strength[face], order[face], tuple(faces)),)
-        )
+        return Decomposition(category[face], (_units(ctx)[len(faces) - 1][face],))
     if not faces:
         return Decomposition(category=None, components=())
+    if len(set(map(category.__getitem__, faces))) != 1:
+        return Decomposition(category=None, components=())
     cat = category[faces[0]]
-    counts: dict[int, int] = {}
-    for face in faces:
-        if category[face] != cat:
-            return Decomposition(category=None, components=())
-        counts[face] = counts.get(face, 0) + 1
-    pair_faces = [f for f, n in counts.items() if n >= 2]
-    components = [Component(0, strength[f], order[f], (f,)) for f, n in counts.items() if n == 1]
+    singles, pairs = _units(ctx)
+    distinct = set(faces)
+    held = sorted(distinct, key=ctx.order.__getitem__, reverse=True)  # strongest first (R3.6)
+    if len(held) == len(faces):  # no pairs: the commonest throw
+        return Decomposition(cat, tuple([singles[f] for f in held]))
+    counts = Counter(faces)
+    pair_faces = [f for f in held if counts[f] >= 2]
+    components = [singles[f] for f in held if counts[f] == 1]
     if len(pair_faces) == 1:
-        f = pair_faces[0]
-        components.append(Component(1, strength[f], order[f], (f, f)))
+        components.insert(0, pairs[pair_faces[0]])
     elif pair_faces:
-        tractors, pairs = split_pairs(ctx, pair_faces)
-        components += [
+        tractors, rest = split_pairs(ctx, pair_faces)  # ``rest`` keeps the strongest-first order
+        strength, order = ctx.strength, ctx.order
+        found = [
             Component(len(t), strength[t[0]], order[t[0]], tuple(chain.from_iterable(zip(t, t, strict=True))))
             for t in tractors
         ]
-        components += [Component(1, strength[f], order[f], (f, f)) for f in pairs]
-    if len(components) > 1:
-        components.sort(key=_grade_order, reverse=True)
+        found.sort(key=_grade_order, reverse=True)
+        components[:0] = [*found, *(pairs[f] for f in rest)]
     return Decomposition(cat, tuple(components))
+
+
+_UNITS: dict[tuple[int, int], tuple[tuple[Component, ...], tuple[Component, ...]]] = {}
+
+
+def _units(ctx: TrumpContext) -> tuple[tuple[Component, ...], tuple[Component, ...]]:
+    """Every face's single and pair component in this context, built once per (level, contract)."""
+    key = (ctx.level, -1 if ctx.trump is None else int(ctx.trump))
+    units = _UNITS.get(key)
+    if units is None:
+        strength, order = ctx.strength, ctx.order
+        units = (
+            tuple(Component(0, strength[f], order[f], (f,)) for f in range(NUM_FACES)),
+            tuple(Component(1, strength[f], order[f], (f, f)) for f in range(NUM_FACES)),
+        )
+        _UNITS[key] = units
+    return units
 
 
 def _grade_order(component: Component) -> tuple[int, int]:
