@@ -15,7 +15,6 @@ grade compare by the strength of their top rung (R3.7).
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -205,9 +204,9 @@ def decompose(ctx: TrumpContext, faces: Sequence[int]) -> Decomposition:
     held = sorted(distinct, key=ctx.order.__getitem__, reverse=True)  # strongest first (R3.6)
     if len(held) == len(faces):  # no pairs: the commonest throw
         return Decomposition(cat, tuple([singles[f] for f in held]))
-    counts = Counter(faces)
-    pair_faces = [f for f in held if counts[f] >= 2]
-    components = [singles[f] for f in held if counts[f] == 1]
+    paired = _repeated(faces)
+    pair_faces = [f for f in held if f in paired]
+    components = [singles[f] for f in held if f not in paired]
     if len(pair_faces) == 1:
         components.insert(0, pairs[pair_faces[0]])
     elif pair_faces:
@@ -220,6 +219,18 @@ def decompose(ctx: TrumpContext, faces: Sequence[int]) -> Decomposition:
         found.sort(key=_grade_order, reverse=True)
         components[:0] = [*found, *(pairs[f] for f in rest)]
     return Decomposition(cat, tuple(components))
+
+
+def _repeated(faces: Sequence[int]) -> set[int]:
+    """The faces that occur more than once."""
+    seen: set[int] = set()
+    repeated: set[int] = set()
+    for face in faces:
+        if face in seen:
+            repeated.add(face)
+        else:
+            seen.add(face)
+    return repeated
 
 
 _UNITS: dict[tuple[int, int], tuple[tuple[Component, ...], tuple[Component, ...]]] = {}
