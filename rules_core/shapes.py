@@ -37,17 +37,22 @@ class Shape(StrEnum):
     """Cards of two or more categories: never a legal lead (R4.3)."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class Component:
-    """One single, pair or tractor inside a play (R3.1–R3.3)."""
+    """One single, pair or tractor inside a play (R3.1–R3.3).
 
-    pairs: int
+    An immutable value, through ``Final`` fields (mypy --strict rejects any assignment) rather than
+    ``frozen``, whose ``object.__setattr__`` per field was a measurable part of every check. The single
+    and pair components are shared, built once per context.
+    """
+
+    pairs: Final[int]
     """0 for a single, 1 for a pair, k for a k-tractor: the component's grade."""
-    top: int
+    top: Final[int]
     """Strength of its strongest rung (R3.7)."""
-    order: int
+    order: Final[int]
     """The top face's total order, to break ties between equal components deterministically (R3.6)."""
-    cards: tuple[int, ...]
+    cards: Final[tuple[int, ...]]
     """Its faces with repeats, strongest first."""
 
     @property
@@ -67,11 +72,7 @@ class Component:
 
 @dataclass(slots=True, unsafe_hash=True)
 class Decomposition:
-    """The canonical split of a set of cards into components (R3.6).
-
-    Immutable like :class:`Component`, but through ``Final`` fields rather than ``frozen``: one is built per
-    check, and a frozen dataclass's ``object.__setattr__`` per field is a measurable part of a check.
-    """
+    """The canonical split of a set of cards into components (R3.6). Immutable like :class:`Component`."""
 
     category: Final[int | None]
     """The single category of all the cards, or None when they mix categories."""
@@ -141,11 +142,14 @@ def split_pairs(ctx: TrumpContext, pair_faces: Sequence[int]) -> tuple[list[list
     Repeatedly takes the longest run of consecutive strengths, ties to the stronger top. Equal units
     (off-suit level pairs) are used in suit order S, H, C, D.
     """
-    strength = ctx.strength
-    if len(pair_faces) == 2:  # the commonest case: one 2-tractor or two separate pairs
-        high, low = sorted(pair_faces, key=ctx.order.__getitem__, reverse=True)
+    return _cut_pairs(ctx.strength, sorted(pair_faces, key=ctx.order.__getitem__, reverse=True))
+
+
+def _cut_pairs(strength: tuple[int, ...], ordered: list[int]) -> tuple[list[list[int]], list[int]]:
+    """:func:`split_pairs` for pair faces already strongest first (by ``order``), as decompose has them."""
+    if len(ordered) == 2:  # the commonest case: one 2-tractor or two separate pairs
+        high, low = ordered
         return ([[high, low]], []) if strength[high] - strength[low] == 1 else ([], [high, low])
-    ordered = sorted(pair_faces, key=ctx.order.__getitem__, reverse=True)
     if len({strength[face] for face in ordered}) == len(ordered):
         return _maximal_runs(strength, ordered)
     by_rung: dict[int, list[int]] = {}
@@ -203,14 +207,14 @@ def decompose(ctx: TrumpContext, faces: Sequence[int]) -> Decomposition:
     distinct = set(faces)
     held = sorted(distinct, key=ctx.order.__getitem__, reverse=True)  # strongest first (R3.6)
     if len(held) == len(faces):  # no pairs: the commonest throw
-        return Decomposition(cat, tuple([singles[f] for f in held]))
+        return Decomposition(cat, tuple(map(singles.__getitem__, held)))
     paired = _repeated(faces)
     pair_faces = [f for f in held if f in paired]
     components = [singles[f] for f in held if f not in paired]
     if len(pair_faces) == 1:
         components.insert(0, pairs[pair_faces[0]])
     elif pair_faces:
-        tractors, rest = split_pairs(ctx, pair_faces)  # ``rest`` keeps the strongest-first order
+        tractors, rest = _cut_pairs(ctx.strength, pair_faces)  # ``rest`` keeps the strongest-first order
         strength, order = ctx.strength, ctx.order
         found = [
             Component(len(t), strength[t[0]], order[t[0]], tuple(chain.from_iterable(zip(t, t, strict=True))))

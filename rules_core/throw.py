@@ -79,6 +79,8 @@ def _checked_components(rules: Rules, components: tuple[Component, ...]) -> list
     strongest first) is tested: beating is monotone, so if any component of a grade is beaten, so is the
     weakest. THROW-000 tests every grade, top grade first; THROW-003 pairs, then singles, never tractors.
     """
+    if components[0].pairs == components[-1].pairs:  # one grade, the commonest throw (all singles)
+        return [components[-1]] if rules.throw is ThrowCheck.TOP_DOWN or components[-1].pairs <= 1 else []
     weakest = []
     previous = components[0]
     for component in components[1:]:
