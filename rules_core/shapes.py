@@ -152,26 +152,31 @@ def _cut_pairs(strength: tuple[int, ...], ordered: list[int]) -> tuple[list[list
         return ([[high, low]], []) if strength[high] - strength[low] == 1 else ([], [high, low])
     if len({strength[face] for face in ordered}) == len(ordered):
         return _maximal_runs(strength, ordered)
-    by_rung: dict[int, list[int]] = {}
+    rungs: list[list[int]] = []  # the pair faces of each rung, strongest rung first, in suit order
+    tops: list[int] = []  # each rung's strength
     for face in ordered:
-        by_rung.setdefault(strength[face], []).append(face)
+        if tops and tops[-1] == strength[face]:
+            rungs[-1].append(face)
+        else:
+            tops.append(strength[face])
+            rungs.append([face])
     tractors: list[list[int]] = []
-    while len(by_rung) >= 2:
-        best_top, best_length, top, length, previous = -1, 1, -1, 0, -2
-        for rung in sorted(by_rung, reverse=True):
-            top, length = (top, length + 1) if rung == previous - 1 else (rung, 1)
+    while True:
+        best_start, best_length, start, length = -1, 1, 0, 0
+        for i, faces in enumerate(rungs):
+            if not faces:
+                length = 0
+                continue
+            if length and tops[i] == tops[i - 1] - 1:  # rung i - 1 is not empty: length counts it
+                length += 1
+            else:
+                start, length = i, 1
             if length > best_length:  # strictly longer: an equal run further down is weaker
-                best_top, best_length = top, length
-            previous = rung
+                best_start, best_length = start, length
         if best_length < 2:
             break
-        tractor = []
-        for rung in range(best_top, best_top - best_length, -1):
-            tractor.append(by_rung[rung].pop(0))
-            if not by_rung[rung]:
-                del by_rung[rung]
-        tractors.append(tractor)
-    return tractors, [face for rung in sorted(by_rung, reverse=True) for face in by_rung[rung]]
+        tractors.append([rungs[i].pop(0) for i in range(best_start, best_start + best_length)])
+    return tractors, [face for faces in rungs for face in faces]
 
 
 def _maximal_runs(strength: tuple[int, ...], ordered: list[int]) -> tuple[list[list[int]], list[int]]:
@@ -220,7 +225,8 @@ def decompose(ctx: TrumpContext, faces: Sequence[int]) -> Decomposition:
             Component(len(t), strength[t[0]], order[t[0]], tuple(chain.from_iterable(zip(t, t, strict=True))))
             for t in tractors
         ]
-        found.sort(key=_grade_order, reverse=True)
+        if len(found) > 1:
+            found.sort(key=_grade_order, reverse=True)
         components[:0] = [*found, *(pairs[f] for f in rest)]
     return Decomposition(cat, tuple(components))
 

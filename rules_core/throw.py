@@ -58,13 +58,13 @@ def judge_throw(
     grade, from its strongest card down, and only as far as the component's strength.
     """
     assert play.category is not None
-    faces, components = ctx.faces[play.category], play.components
-    seats = sorted(others)
+    faces, components, strength = ctx.faces[play.category], play.components, ctx.strength
+    seats = sorted(others.items())
     for component in _checked_components(rules, components):
         evidence = [
             Beat(seat, component, cards)
-            for seat in seats
-            if (cards := _beating(ctx.strength, faces, others[seat], component))
+            for seat, hand in seats
+            if (cards := _beating(strength, faces, hand, component))
         ]
         if evidence:
             returned = [face for c in components if c is not component for face in c.cards]

@@ -107,8 +107,8 @@ def resolve_trick(
         raise InvalidArgumentError(
             "plays", Problem.BAD_SIZE, f"a trick has {PLAYERS} plays, got {len(plays)}"
         )
-    lead = decompose(ctx, plays[0])
-    if not plays[0] or lead.category is None:
+    first = plays[0]
+    if not first or len(set(map(ctx.category.__getitem__, first))) != 1:
         raise InvalidArgumentError(
             "plays[0].cards",
             Problem.INCONSISTENT,
@@ -121,7 +121,7 @@ def resolve_trick(
                 Problem.BAD_SIZE,
                 f"plays[{i}]: {len(play)} cards follow a lead of {len(plays[0])}",
             )
-    judgements, best = _judge(ctx, rules, lead, plays)
+    judgements, best, lead = _judge(ctx, rules, plays)
     winner = (leader + best) % PLAYERS
     points = sum(POINTS[face] for play in plays for face in play)
     dig = None
@@ -129,7 +129,7 @@ def resolve_trick(
         dig = _dig(
             ctx=ctx,
             rules=rules,
-            lead=lead,
+            lead=decompose(ctx, first) if lead is None else lead,
             winning_play=plays[best],
             winner=winner,
             dealer=dealer,
@@ -140,25 +140,35 @@ def resolve_trick(
 
 
 def _judge(
-    ctx: TrumpContext, rules: Rules, lead: Decomposition, plays: Sequence[Sequence[int]]
-) -> tuple[tuple[Judgement, ...], int]:
-    """R7.1: each play's judgement and the index of the winning play."""
-    category = lead.category
-    single = len(lead.components) == 1
-    shape = lead.components[0].pairs if single else -1
-    best, key, ruffed = 0, lead.components[0].top if single else 0, False
+    ctx: TrumpContext, rules: Rules, plays: Sequence[Sequence[int]]
+) -> tuple[tuple[Judgement, ...], int, Decomposition | None]:
+    """R7.1: each play's judgement, the index of the winning play, and the lead's decomposition if it
+    was needed: a play that neither follows nor ruffs is a discard whatever the lead's shape, so a long
+    lead that every other seat discards on is never decomposed."""
+    first = plays[0]
+    category = ctx.category[first[0]]
+    lead: Decomposition | None = None
+    best, key, ruffed, shape = 0, 0, False, -1
     judgements = [Judgement.LEAD]
     for i, play in enumerate(plays[1:], start=1):
-        if all(ctx.category[face] == category for face in play):
+        follows = all(ctx.category[face] == category for face in play)
+        if not follows and (category == TRUMP or any(ctx.category[face] != TRUMP for face in play)):
+            judgements.append(Judgement.DISCARD)  # R6.3: neither all of the led category nor all trumps
+            continue
+        if lead is None:  # before any beat or ruff: the key is still the lead's
+            lead = decompose(ctx, first)
+            if len(lead.components) == 1:
+                shape, key = lead.components[0].pairs, lead.components[0].top
+        if follows:
             follow = decompose(ctx, play)
-            same_shape = single and len(follow.components) == 1 and follow.components[0].pairs == shape
+            same_shape = shape >= 0 and len(follow.components) == 1 and follow.components[0].pairs == shape
             if same_shape and not ruffed and follow.components[0].top > key:
                 best, key = i, follow.components[0].top
                 judgements.append(Judgement.BEAT)
             else:
                 judgements.append(Judgement.FOLLOW)
             continue
-        ruff = ruff_key(ctx, rules, lead, play) if category != TRUMP else NO_KEY
+        ruff = ruff_key(ctx, rules, lead, play)
         if ruff == NO_KEY:
             judgements.append(Judgement.DISCARD)
         elif not ruffed or ruff > key:
@@ -166,7 +176,7 @@ def _judge(
             best, key, ruffed = i, ruff, True
         else:
             judgements.append(Judgement.UNDER_RUFF)
-    return tuple(judgements), best
+    return tuple(judgements), best, lead
 
 
 def dig_multiplier(rules: Rules, pairs: int) -> int:
