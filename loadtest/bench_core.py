@@ -4,7 +4,10 @@ Every figure is the median of several timed batches, in microseconds per call, n
 baseline measured in the same run (checking that two cards are in a hand: the least work any validation
 does), so runs on different or busy machines stay comparable. The adversarial section times the worst
 inputs of legal size we know (25-card throws full of pairs and tractors, hands of one rank) and reports
-the slowest. Run: ``make bench-core`` (``--strict`` exits non-zero when a target is missed).
+the slowest. The seeded section times the kinds of position loadtest/README.md compares with the Python
+peer engine (random deals: throws that succeed, throws that fail, legal follows, whole tricks) and
+reports the median over positions. Run: ``make bench-core`` (``--strict`` exits non-zero when a target is
+missed).
 """
 
 from __future__ import annotations
@@ -15,10 +18,12 @@ import json
 import random
 import sys
 import time
+import timeit
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 
-from loadtest.stats import median_micros
+from loadtest.stats import median, median_micros
 from rules_core.autoplay import suggest_play
 from rules_core.cards import HAND_SIZE, NUM_FACES, Hand, Suit, contains, hand_of, parse_cards
 from rules_core.follow import check_follow
@@ -43,6 +48,19 @@ class Figure:
     target: float
 
 
+def quick_micros(
+    call: Callable[[], object],
+    *,
+    repeat: int = 3,
+    budget: float = 0.01,
+    clock: Callable[[], float] = time.perf_counter,
+) -> float:
+    """``median_micros`` for many small positions: batches sized from one call, not ``autorange``."""
+    timer = timeit.Timer(call, timer=clock)
+    number = max(1, int(budget / max(timer.timeit(1), 1e-7)))
+    return median(t / number for t in timer.repeat(repeat, number)) * 1e6
+
+
 def cards(text: str) -> tuple[int, ...]:
     return parse_cards(text.split())
 
@@ -64,6 +82,8 @@ OTHERS = {
     3: hand("H5 HK H10 H6 H4 H3 H2 S9 S9 SJack S10 CA C10 C8 C7 C3 C2 DK DK DJ D6 D2 S5 S4 H3"),
 }
 TRICK = [cards("S8 S8 S7 S7"), cards("HQ HQ HK HK"), cards("S9 S9 S10 S10"), cards("C2 C3 C4 C5")]
+# The same throw with one card more: S3 is beaten by every other hand's spades (R4.5: forced S3).
+FAILING_THROW = cards("SA SA SK SQ SQ S8 S8 S7 S7 S4")
 
 
 def seeded_hand(seed: int) -> list[tuple[int, list[tuple[int, ...]], dict[int, Hand], list[Hand]]]:
@@ -103,6 +123,50 @@ def whole_hand(record: list[tuple[int, list[tuple[int, ...]], dict[int, Hand], l
         score += result.attacker_points
     settle_hand(rules=DEFAULT_RULES, dealer_seat=0, dealer_level=5, attacker_level=2, score=score)
     return score
+
+
+def seeded_positions(seed: int, count: int) -> dict[str, list[Callable[[], object]]]:
+    """Calls on random deals, ``count`` of each kind: throws that succeed and that fail (a random part of
+    one category of the leader's hand, of two or more components), a legal follow, a trick of legal plays.
+    The kinds and the generator are those of the comparison with the peer in loadtest/README.md."""
+    rng = random.Random(seed)
+    deck = [face for face in range(NUM_FACES) for _ in range(2)]
+    found: dict[str, list[Callable[[], object]]] = {
+        "throw ok": [],
+        "throw failing": [],
+        "follow": [],
+        "trick": [],
+    }
+    contexts = [trump_context(5, Suit.H), trump_context(2, Suit.S), trump_context(10, Suit.D)]
+    contexts += [trump_context(14, None), trump_context(7, Suit.C)]
+    while min(len(calls) for calls in found.values()) < count:
+        ctx = rng.choice(contexts)
+        rng.shuffle(deck)
+        hands = [hand_of(deck[i * HAND_SIZE : (i + 1) * HAND_SIZE]) for i in range(4)]
+        leader = rng.randrange(4)
+        hand, others = hands[leader], {s: hands[s] for s in range(4) if s != leader}
+        by_category: dict[int, list[int]] = {}
+        for face in range(NUM_FACES):
+            by_category.setdefault(ctx.category[face], []).extend([face] * hand[face])
+        pool = rng.choice([faces for faces in by_category.values() if len(faces) >= 3] or [[0]])
+        lead = tuple(rng.sample(pool, rng.randint(min(2, len(pool)), len(pool))))
+        if len(pool) >= 3 and len(decompose(ctx, lead).components) >= 2:
+            verdict = check_lead(ctx, DEFAULT_RULES, hand=hand, lead=lead, others=others)
+            assert isinstance(verdict, Legal) and verdict.throw is not None
+            found["throw ok" if verdict.throw.succeeded else "throw failing"].append(
+                partial(check_lead, ctx, DEFAULT_RULES, hand=hand, lead=lead, others=others)
+            )
+        first = rng.choice(legal_plays(ctx, hand=hand, limit=200).plays)
+        plays = [first]
+        for offset in (1, 2, 3):
+            seat = (leader + offset) % 4
+            plays.append(rng.choice(legal_plays(ctx, hand=hands[seat], lead=first, limit=50).plays))
+        follower = hands[(leader + 1) % 4]
+        found["follow"].append(partial(check_follow, ctx, hand=follower, lead=first, play=plays[1]))
+        found["trick"].append(
+            partial(resolve_trick, ctx, DEFAULT_RULES, leader=leader, plays=plays, dealer=0)
+        )
+    return {kind: calls[:count] for kind, calls in found.items()}
 
 
 def adversarial(ctx: TrumpContext) -> list[tuple[str, Callable[[], object]]]:
@@ -164,9 +228,9 @@ def main() -> int:
         from loadtest import bench_engines  # noqa: PLC0415
 
         return bench_engines.main([])
-    measure = functools.partial(
-        median_micros, clock=time.process_time if args.cpu_time else time.perf_counter
-    )
+    clock = time.process_time if args.cpu_time else time.perf_counter
+    measure = functools.partial(median_micros, clock=clock)
+    quick = functools.partial(quick_micros, clock=clock)
     two = cards("SA SK")
     baseline = measure(lambda: contains(FOLLOWER, two))
     record = seeded_hand(7)
@@ -178,8 +242,13 @@ def main() -> int:
             15,
         ),
         Figure(
-            "throw lead vs three 25-card hands",
+            "succeeding throw lead vs three 25-card hands",
             measure(lambda: check_lead(CTX, DEFAULT_RULES, hand=LEADER, lead=THROW, others=OTHERS)),
+            40,
+        ),
+        Figure(
+            "failing throw lead vs three 25-card hands (R4.5: S4 forced)",
+            measure(lambda: check_lead(CTX, DEFAULT_RULES, hand=LEADER, lead=FAILING_THROW, others=OTHERS)),
             40,
         ),
         Figure(
@@ -193,18 +262,34 @@ def main() -> int:
             5000,
         ),
     ]
+    seeded = [
+        Figure(
+            f"seeded {kind} (median of {len(calls)} random positions)",
+            median(quick(call) for call in calls),
+            target,
+        )
+        for (kind, calls), target in zip(
+            seeded_positions(20260301, 25).items(), (40, 40, 15, 25), strict=True
+        )
+    ]
     worst = [Figure(name, measure(call, repeat=3, budget=0.05), 1000) for name, call in adversarial(CTX)]
     if args.json:
         print(
             json.dumps(
-                {"baseline (2-card hand membership)": baseline} | {f.name: f.micros for f in figures + worst}
+                {"baseline (2-card hand membership)": baseline}
+                | {f.name: f.micros for f in figures + seeded + worst}
             )
         )
         return 0
     print(f"baseline (2-card hand membership): {baseline:.2f} µs\n")
     print(f"{'measure':62} {'median µs':>10} {'× base':>8} {'target':>8}")
     missed = 0
-    for section, rows in (("hot path", figures), ("adversarial (worst inputs of legal size)", worst)):
+    sections = (
+        ("hot path", figures),
+        ("seeded positions (the kinds compared with the peer in loadtest/README.md)", seeded),
+        ("adversarial (worst inputs of legal size)", worst),
+    )
+    for section, rows in sections:
         print(f"-- {section}")
         for f in rows:
             ok = f.micros <= f.target

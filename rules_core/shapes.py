@@ -19,8 +19,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from itertools import chain
+from typing import Final
 
-from rules_core.cards import format_cards
+from rules_core.cards import NUM_FACES, format_cards
 from rules_core.trump import TrumpContext
 
 
@@ -36,17 +37,22 @@ class Shape(StrEnum):
     """Cards of two or more categories: never a legal lead (R4.3)."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class Component:
-    """One single, pair or tractor inside a play (R3.1–R3.3)."""
+    """One single, pair or tractor inside a play (R3.1–R3.3).
 
-    pairs: int
+    An immutable value, through ``Final`` fields (mypy --strict rejects any assignment) rather than
+    ``frozen``, whose ``object.__setattr__`` per field was a measurable part of every check. The single
+    and pair components are shared, built once per context.
+    """
+
+    pairs: Final[int]
     """0 for a single, 1 for a pair, k for a k-tractor: the component's grade."""
-    top: int
+    top: Final[int]
     """Strength of its strongest rung (R3.7)."""
-    order: int
+    order: Final[int]
     """The top face's total order, to break ties between equal components deterministically (R3.6)."""
-    cards: tuple[int, ...]
+    cards: Final[tuple[int, ...]]
     """Its faces with repeats, strongest first."""
 
     @property
@@ -64,13 +70,13 @@ class Component:
         return format_cards(self.cards)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class Decomposition:
-    """The canonical split of a set of cards into components (R3.6)."""
+    """The canonical split of a set of cards into components (R3.6). Immutable like :class:`Component`."""
 
-    category: int | None
+    category: Final[int | None]
     """The single category of all the cards, or None when they mix categories."""
-    components: tuple[Component, ...]
+    components: Final[tuple[Component, ...]]
     """By grade (most pairs first), then strongest first; weakest last within a grade."""
 
     @property
@@ -136,67 +142,122 @@ def split_pairs(ctx: TrumpContext, pair_faces: Sequence[int]) -> tuple[list[list
     Repeatedly takes the longest run of consecutive strengths, ties to the stronger top. Equal units
     (off-suit level pairs) are used in suit order S, H, C, D.
     """
-    strength = ctx.strength
-    if len(pair_faces) == 2:  # the commonest case: one 2-tractor or two separate pairs
-        high, low = sorted(pair_faces, key=ctx.order.__getitem__, reverse=True)
+    return _cut_pairs(ctx.strength, sorted(pair_faces, key=ctx.order.__getitem__, reverse=True))
+
+
+def _cut_pairs(strength: tuple[int, ...], ordered: list[int]) -> tuple[list[list[int]], list[int]]:
+    """:func:`split_pairs` for pair faces already strongest first (by ``order``), as decompose has them."""
+    if len(ordered) == 2:  # the commonest case: one 2-tractor or two separate pairs
+        high, low = ordered
         return ([[high, low]], []) if strength[high] - strength[low] == 1 else ([], [high, low])
-    by_rung: dict[int, list[int]] = {}
-    for face in sorted(pair_faces, key=ctx.order.__getitem__, reverse=True):
-        by_rung.setdefault(strength[face], []).append(face)
+    if len({strength[face] for face in ordered}) == len(ordered):
+        return _maximal_runs(strength, ordered)
+    rungs: list[list[int]] = []  # the pair faces of each rung, strongest rung first, in suit order
+    tops: list[int] = []  # each rung's strength
+    for face in ordered:
+        if tops and tops[-1] == strength[face]:
+            rungs[-1].append(face)
+        else:
+            tops.append(strength[face])
+            rungs.append([face])
     tractors: list[list[int]] = []
-    while len(by_rung) >= 2:
-        best_top, best_length, top, length, previous = -1, 1, -1, 0, -2
-        for rung in sorted(by_rung, reverse=True):
-            top, length = (top, length + 1) if rung == previous - 1 else (rung, 1)
+    while True:
+        best_start, best_length, start, length = -1, 1, 0, 0
+        for i, faces in enumerate(rungs):
+            if not faces:
+                length = 0
+                continue
+            if length and tops[i] == tops[i - 1] - 1:  # rung i - 1 is not empty: length counts it
+                length += 1
+            else:
+                start, length = i, 1
             if length > best_length:  # strictly longer: an equal run further down is weaker
-                best_top, best_length = top, length
-            previous = rung
+                best_start, best_length = start, length
         if best_length < 2:
             break
-        tractor = []
-        for rung in range(best_top, best_top - best_length, -1):
-            tractor.append(by_rung[rung].pop(0))
-            if not by_rung[rung]:
-                del by_rung[rung]
-        tractors.append(tractor)
-    return tractors, [face for rung in sorted(by_rung, reverse=True) for face in by_rung[rung]]
+        tractors.append([rungs[i].pop(0) for i in range(best_start, best_start + best_length)])
+    return tractors, [face for faces in rungs for face in faces]
+
+
+def _maximal_runs(strength: tuple[int, ...], ordered: list[int]) -> tuple[list[list[int]], list[int]]:
+    """:func:`split_pairs` when no two pairs share a rung (strongest first): then the longest run is
+    always a whole maximal run, so the greedy cut takes the maximal runs, longest first, ties stronger
+    first, and leaves the lone pairs."""
+    runs: list[list[int]] = [[ordered[0]]]
+    for face in ordered[1:]:
+        if strength[face] == strength[runs[-1][-1]] - 1:
+            runs[-1].append(face)
+        else:
+            runs.append([face])
+    tractors = sorted((run for run in runs if len(run) > 1), key=len, reverse=True)  # stable: ties keep order
+    return tractors, [run[0] for run in runs if len(run) == 1]
 
 
 def decompose(ctx: TrumpContext, faces: Sequence[int]) -> Decomposition:
     """Split cards (faces with repeats, at most two of a face) into components (R3.6).
 
     On the hot path of every check, so the common shapes (one card, one pair, no pairs) skip the
-    tractor search.
+    tractor search, and singles and pairs come ready-made from the context's tables.
     """
-    category, strength, order = ctx.category, ctx.strength, ctx.order
+    category = ctx.category
     if len(faces) == 1 or (len(faces) == 2 and faces[0] == faces[1]):
         face = faces[0]
-        return Decomposition(
-            category[face], (Component(len(faces) - 1, strength[face], order[face], tuple(faces)),)
-        )
+        return Decomposition(category[face], (_units(ctx)[len(faces) - 1][face],))
     if not faces:
         return Decomposition(category=None, components=())
+    if len(set(map(category.__getitem__, faces))) != 1:
+        return Decomposition(category=None, components=())
     cat = category[faces[0]]
-    counts: dict[int, int] = {}
-    for face in faces:
-        if category[face] != cat:
-            return Decomposition(category=None, components=())
-        counts[face] = counts.get(face, 0) + 1
-    pair_faces = [f for f, n in counts.items() if n >= 2]
-    components = [Component(0, strength[f], order[f], (f,)) for f, n in counts.items() if n == 1]
+    singles, pairs = _units(ctx)
+    distinct = set(faces)
+    held = sorted(distinct, key=ctx.order.__getitem__, reverse=True)  # strongest first (R3.6)
+    if len(held) == len(faces):  # no pairs: the commonest throw
+        return Decomposition(cat, tuple(map(singles.__getitem__, held)))
+    paired = _repeated(faces)
+    pair_faces = [f for f in held if f in paired]
+    components = [singles[f] for f in held if f not in paired]
     if len(pair_faces) == 1:
-        f = pair_faces[0]
-        components.append(Component(1, strength[f], order[f], (f, f)))
+        components.insert(0, pairs[pair_faces[0]])
     elif pair_faces:
-        tractors, pairs = split_pairs(ctx, pair_faces)
-        components += [
+        tractors, rest = _cut_pairs(ctx.strength, pair_faces)  # ``rest`` keeps the strongest-first order
+        strength, order = ctx.strength, ctx.order
+        found = [
             Component(len(t), strength[t[0]], order[t[0]], tuple(chain.from_iterable(zip(t, t, strict=True))))
             for t in tractors
         ]
-        components += [Component(1, strength[f], order[f], (f, f)) for f in pairs]
-    if len(components) > 1:
-        components.sort(key=_grade_order, reverse=True)
+        if len(found) > 1:
+            found.sort(key=_grade_order, reverse=True)
+        components[:0] = [*found, *(pairs[f] for f in rest)]
     return Decomposition(cat, tuple(components))
+
+
+def _repeated(faces: Sequence[int]) -> set[int]:
+    """The faces that occur more than once."""
+    seen: set[int] = set()
+    repeated: set[int] = set()
+    for face in faces:
+        if face in seen:
+            repeated.add(face)
+        else:
+            seen.add(face)
+    return repeated
+
+
+_UNITS: dict[tuple[int, int], tuple[tuple[Component, ...], tuple[Component, ...]]] = {}
+
+
+def _units(ctx: TrumpContext) -> tuple[tuple[Component, ...], tuple[Component, ...]]:
+    """Every face's single and pair component in this context, built once per (level, contract)."""
+    key = (ctx.level, -1 if ctx.trump is None else int(ctx.trump))
+    units = _UNITS.get(key)
+    if units is None:
+        strength, order = ctx.strength, ctx.order
+        units = (
+            tuple(Component(0, strength[f], order[f], (f,)) for f in range(NUM_FACES)),
+            tuple(Component(1, strength[f], order[f], (f, f)) for f in range(NUM_FACES)),
+        )
+        _UNITS[key] = units
+    return units
 
 
 def _grade_order(component: Component) -> tuple[int, int]:

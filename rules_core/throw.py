@@ -9,51 +9,12 @@ a legal outcome with evidence, never an error.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
 from rules_core.cards import Hand, contains, format_cards
 from rules_core.rules import Rules, ThrowCheck
-from rules_core.shapes import Component, Decomposition, decompose, runs
+from rules_core.shapes import Component, Decomposition, decompose
 from rules_core.trump import CATEGORY_NAMES, TrumpContext
 from rules_core.verdicts import Beat, Illegal, Legal, ThrowResult, Violation
-
-
-@dataclass(frozen=True, slots=True)
-class Holding:
-    """What one hand holds in one category, as far as beating a component goes (R4.4)."""
-
-    singles: tuple[int, ...]
-    """Faces held, strongest first."""
-    pairs: tuple[int, ...]
-    """Faces held twice, strongest first (equal ones in suit order)."""
-
-    @classmethod
-    def of(cls, ctx: TrumpContext, hand: Hand, category: int) -> Holding:
-        """Read a hand's cards of one category."""
-        held = [face for face in ctx.faces[category] if hand[face]]
-        return cls(tuple(held), tuple(face for face in held if hand[face] == 2))
-
-    def beating(self, ctx: TrumpContext, component: Component) -> tuple[int, ...]:
-        """The strongest cards of this holding that beat ``component`` (R4.4), or () if none do.
-
-        Equal strength never beats; a k-tractor is beaten by any k-run with a stronger top, even one cut
-        from a longer tractor.
-        """
-        strength = ctx.strength
-        if component.pairs == 0:
-            if self.singles and strength[self.singles[0]] > component.top:
-                return (self.singles[0],)
-            return ()
-        if component.pairs == 1:
-            if self.pairs and strength[self.pairs[0]] > component.top:
-                return (self.pairs[0],) * 2
-            return ()
-        k = component.pairs
-        for top, length in runs(strength[face] for face in self.pairs):
-            if length >= k and top > component.top:
-                faces = [next(f for f in self.pairs if strength[f] == s) for s in range(top, top - k, -1)]
-                return tuple(f for face in faces for f in (face, face))
-        return ()
 
 
 def check_lead(
@@ -90,43 +51,90 @@ def lead_verdict(
 def judge_throw(
     ctx: TrumpContext, rules: Rules, play: Decomposition, others: Mapping[int, Hand]
 ) -> ThrowResult:
-    """Whether a throw succeeds against the other hands, and if not, what is forced (R4.4–R4.7)."""
-    assert play.category is not None
-    holdings = {seat: Holding.of(ctx, hand, play.category) for seat, hand in others.items()}
-    candidates = _checked_components(rules, play)
-    for group in candidates:
-        beaten = [(m, _beats(ctx, holdings, m)) for m in group]
-        beaten = [(m, ev) for m, ev in beaten if ev]
-        if beaten:
-            forced, evidence = beaten[-1]  # the weakest beaten component of the group
-            attempted = [face for c in play.components for face in c.cards]
-            for face in forced.cards:
-                attempted.remove(face)
-            return ThrowResult(False, forced.cards, forced, tuple(attempted), evidence)
-    return ThrowResult(True, tuple(face for c in play.components for face in c.cards), None, (), ())
+    """Whether a throw succeeds against the other hands, and if not, what is forced (R4.4–R4.7).
 
-
-def _checked_components(rules: Rules, play: Decomposition) -> list[list[Component]]:
-    """Components to test, in groups: the first group with a beaten member decides (R4.5, R4.6).
-
-    THROW-000 tests only the weakest component of each grade, top grade first. THROW-003 tests pairs,
-    then singles, and never tractors. Within a group components are strongest first, so the last beaten
-    one is the weakest; beating is monotone, so that is also the weakest of its grade.
+    The checked components come in the order in which the variant picks the forced one, so the first
+    beaten one is the answer and the rest are never looked at. Each other hand is read once per checked
+    grade, from its strongest card down, and only as far as the component's strength.
     """
-    grades = sorted({c.pairs for c in play.components}, reverse=True)
+    assert play.category is not None
+    faces, components, strength = ctx.faces[play.category], play.components, ctx.strength
+    seats = sorted(others.items())
+    for component in _checked_components(rules, components):
+        evidence = [
+            Beat(seat, component, cards)
+            for seat, hand in seats
+            if (cards := _beating(strength, faces, hand, component))
+        ]
+        if evidence:
+            returned = [face for c in components if c is not component for face in c.cards]
+            return ThrowResult(False, component.cards, component, tuple(returned), tuple(evidence))
+    return ThrowResult(True, tuple([face for c in components for face in c.cards]), None, (), ())
+
+
+def _checked_components(rules: Rules, components: tuple[Component, ...]) -> list[Component]:
+    """The components to test, in the order the variant picks the forced one (R4.5, R4.6).
+
+    Only the weakest component of each grade (the last of its grade: ``components`` is by grade, then
+    strongest first) is tested: beating is monotone, so if any component of a grade is beaten, so is the
+    weakest. THROW-000 tests every grade, top grade first; THROW-003 pairs, then singles, never tractors.
+    """
+    if components[0].pairs == components[-1].pairs:  # one grade, the commonest throw (all singles)
+        return [components[-1]] if rules.throw is ThrowCheck.TOP_DOWN or components[-1].pairs <= 1 else []
+    weakest = []
+    previous = components[0]
+    for component in components[1:]:
+        if component.pairs != previous.pairs:
+            weakest.append(previous)
+        previous = component
+    weakest.append(previous)
     if rules.throw is ThrowCheck.TOP_DOWN:
-        return [[[c for c in play.components if c.pairs == g][-1]] for g in grades]
-    return [[c for c in play.components if c.pairs == g] for g in (1, 0) if g in grades]
+        return weakest
+    return [c for c in weakest if c.pairs <= 1]
 
 
-def _beats(ctx: TrumpContext, holdings: Mapping[int, Holding], component: Component) -> tuple[Beat, ...]:
-    """Every seat that beats ``component``, with the cards that do it (R4.4: hands are never combined)."""
-    found = []
-    for seat, holding in sorted(holdings.items()):
-        cards = holding.beating(ctx, component)
-        if cards:
-            found.append(Beat(seat, component, cards))
-    return tuple(found)
+def _beating(
+    strength: tuple[int, ...], faces: tuple[int, ...], hand: Hand, component: Component
+) -> tuple[int, ...]:
+    """The strongest cards of ``hand`` that beat ``component`` (R4.4), or () if none do.
+
+    ``faces`` is the component's category, strongest first. Equal strength never beats; a k-tractor is
+    beaten by any k-run of pairs with a stronger top, even one cut from a longer tractor. The scan stops
+    at the first card that settles it: the top single, the top pair, or a run's top at the component's
+    strength.
+    """
+    top = component.top
+    if component.pairs == 0:
+        for face in faces:
+            if hand[face]:
+                return (face,) if strength[face] > top else ()
+        return ()
+    if component.pairs == 1:
+        for face in faces:
+            if strength[face] <= top:
+                return ()
+            if hand[face] == 2:
+                return (face, face)
+        return ()
+    k = component.pairs
+    run: list[int] = []  # one pair face per rung of the current run, top first
+    last = -2
+    for face in faces:
+        if hand[face] != 2:
+            continue
+        s = strength[face]
+        if s == last:  # a second pair on the same rung (off-suit level cards): the first one is taken
+            continue
+        if s == last - 1:
+            run.append(face)
+        elif s <= top:  # a new run from here on cannot top the component
+            return ()
+        else:
+            run = [face]
+        last = s
+        if len(run) == k:
+            return tuple(f for face in run for f in (face, face))
+    return ()
 
 
 def describe_throw(ctx: TrumpContext, result: ThrowResult) -> str:

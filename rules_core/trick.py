@@ -107,8 +107,8 @@ def resolve_trick(
         raise InvalidArgumentError(
             "plays", Problem.BAD_SIZE, f"a trick has {PLAYERS} plays, got {len(plays)}"
         )
-    lead = decompose(ctx, plays[0])
-    if not plays[0] or lead.category is None:
+    first = plays[0]
+    if not first or len(set(map(ctx.category.__getitem__, first))) != 1:
         raise InvalidArgumentError(
             "plays[0].cards",
             Problem.INCONSISTENT,
@@ -121,7 +121,7 @@ def resolve_trick(
                 Problem.BAD_SIZE,
                 f"plays[{i}]: {len(play)} cards follow a lead of {len(plays[0])}",
             )
-    judgements, best = _judge(ctx, rules, lead, plays)
+    judgements, best, lead = _judge(ctx, rules, plays)
     winner = (leader + best) % PLAYERS
     points = sum(POINTS[face] for play in plays for face in play)
     dig = None
@@ -129,7 +129,7 @@ def resolve_trick(
         dig = _dig(
             ctx=ctx,
             rules=rules,
-            lead=lead,
+            lead=decompose(ctx, first) if lead is None else lead,
             winning_play=plays[best],
             winner=winner,
             dealer=dealer,
@@ -224,17 +224,29 @@ def standing_of(ctx: TrumpContext, rules: Rules, plays: Sequence[Sequence[int]])
 
 
 def _judge(
-    ctx: TrumpContext, rules: Rules, lead: Decomposition, plays: Sequence[Sequence[int]]
-) -> tuple[tuple[Judgement, ...], int]:
-    """R7.1: each play's judgement and the index of the winning play."""
-    standing = opening(lead)
+    ctx: TrumpContext, rules: Rules, plays: Sequence[Sequence[int]]
+) -> tuple[tuple[Judgement, ...], int, Decomposition | None]:
+    """R7.1: each play's judgement, the index of the winning play, and the lead's decomposition if it
+    was needed: a play that is neither all of the led category nor all trumps is a discard whatever the
+    lead's shape (R6.3), so a long lead that every other seat discards on is never decomposed."""
+    category = ctx.category[plays[0][0]]
+    lead: Decomposition | None = None
+    standing = Standing(0, 0, False)
     judgements = [Judgement.LEAD]
     for i, play in enumerate(plays[1:], start=1):
+        if not all(ctx.category[face] == category for face in play) and (
+            category == TRUMP or any(ctx.category[face] != TRUMP for face in play)
+        ):
+            judgements.append(Judgement.DISCARD)
+            continue
+        if lead is None:  # every play before this one was a discard: the lead still stands
+            lead = decompose(ctx, plays[0])
+            standing = opening(lead)
         judgement, key = judge_play(ctx, rules, lead, standing, play)
         judgements.append(judgement)
         if judgement in TAKES:
             standing = Standing(i, key, judgement is not Judgement.BEAT)
-    return tuple(judgements), standing.best
+    return tuple(judgements), standing.best, lead
 
 
 def dig_multiplier(rules: Rules, pairs: int) -> int:

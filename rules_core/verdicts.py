@@ -2,12 +2,17 @@
 
 Every check returns :class:`Legal` or :class:`Illegal`. ``Illegal`` carries a :class:`Violation` a
 program can branch on, a message a person can read, and the structure the player was obliged to play.
+
+The verdict types are immutable values: their fields are ``Final`` (mypy --strict rejects any
+assignment). They are not ``frozen`` dataclasses because a frozen one sets each field through
+``object.__setattr__``, which made building the answer most of a throw check's cost.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Final
 
 from rules_core.shapes import Component, Decomposition
 
@@ -31,43 +36,43 @@ class Violation(StrEnum):
     """The follower held a tractor owed to the lead and did not play it (R5.3 rules 3–4)."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class Beat:
     """Evidence for a failed throw: ``seat`` holds ``cards``, which beat the throw's ``component`` (R4.4)."""
 
-    seat: int
-    component: Component
-    cards: tuple[int, ...]
+    seat: Final[int]
+    component: Final[Component]
+    cards: Final[tuple[int, ...]]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class ThrowResult:
     """The outcome of a multi-component lead (R4.4–R4.7). A failed throw is legal: the forced part is led."""
 
-    succeeded: bool
-    led: tuple[int, ...]
+    succeeded: Final[bool]
+    led: Final[tuple[int, ...]]
     """The cards actually led: the whole throw, or only the forced component."""
-    forced: Component | None
+    forced: Final[Component | None]
     """The component that is led instead, when the throw fails."""
-    returned: tuple[int, ...]
+    returned: Final[tuple[int, ...]]
     """The attempted cards that go back to the leader's hand (all revealed to the table)."""
-    evidence: tuple[Beat, ...]
+    evidence: Final[tuple[Beat, ...]]
     """Which seat beats which component of the throw (empty when it succeeds)."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class Legal:
     """A legal play, with its shape; a multi-component lead also carries its throw outcome."""
 
-    play: Decomposition
-    throw: ThrowResult | None = None
+    play: Final[Decomposition]
+    throw: Final[ThrowResult | None] = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class Illegal:
     """An illegal play: a typed reason, a message, and what the player had to play."""
 
-    reason: Violation
-    message: str
-    required: tuple[Component, ...] = ()
+    reason: Final[Violation]
+    message: Final[str]
+    required: Final[tuple[Component, ...]] = ()
     """The structure owed (cards from the player's hand that would satisfy it), when there is one."""

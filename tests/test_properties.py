@@ -1,5 +1,8 @@
 """Property tests: random positions against a slow reference, and whole random hands played out (R3–R9).
 
+The reference throw check applies R4.4–R4.6 to every component by brute force; the fast one
+(``check_lead``) tests one component per grade and reads each hand only from its top down.
+
 The reference follow checker below is the R5 procedure written literally: every choice it allows is
 tried on concrete cards, filler included, and the set of plays it can produce *is* the legal set. The
 fast checker (``check_follow``) and the generator (``legal_plays``) must agree with it exactly, and with
@@ -14,7 +17,7 @@ from collections.abc import Iterator
 from itertools import combinations, pairwise
 from math import comb
 
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from rules_core.autoplay import suggest_play
@@ -33,13 +36,13 @@ from rules_core.follow import check_follow
 from rules_core.kitty import check_bury
 from rules_core.legal_plays import MAX_LIMIT, legal_plays
 from rules_core.obligations import first_way, profile, structures
-from rules_core.rules import DEFAULT_RULES, RULEBOOK_000, RULEBOOK_003, Rules
+from rules_core.rules import DEFAULT_RULES, RULEBOOK_000, RULEBOOK_003, Rules, ThrowCheck
 from rules_core.settlement import settle_hand
-from rules_core.shapes import decompose
+from rules_core.shapes import Component, decompose
 from rules_core.throw import check_lead
 from rules_core.trick import Judgement, is_attacker, resolve_trick
 from rules_core.trump import TrumpContext, trump_context
-from rules_core.verdicts import Illegal, Legal, Violation
+from rules_core.verdicts import Beat, Illegal, Legal, ThrowResult, Violation
 
 contexts = st.builds(trump_context, st.integers(2, 14), st.sampled_from([*Suit, None]))
 rulesets = st.sampled_from([DEFAULT_RULES, RULEBOOK_000, RULEBOOK_003])
@@ -365,3 +368,89 @@ def test_follow_search_tries_a_stronger_tractor_when_the_weakest_fails() -> None
     assert play in reference_follows(ctx, hand, lead)
     assert isinstance(check_follow(ctx, hand=hand, lead=lead, play=play), Legal)
     assert play in legal_plays(ctx, hand=hand, lead=lead, limit=MAX_LIMIT).plays
+
+
+def _beats_literally(ctx: TrumpContext, hand: Hand, component: Component) -> tuple[int, ...]:
+    """R4.4 by brute force: every single, pair or k-run of pairs the hand holds in the component's
+    category that is strictly stronger; of those, the strongest (top rung, then suit order on each
+    rung), as cards. () when none beats."""
+    category = ctx.category[component.cards[0]]
+    held = [f for f in range(NUM_FACES) if ctx.category[f] == category and hand[f]]
+    units = [f for f in held if hand[f] == 2] if component.pairs else held
+    k = max(component.pairs, 1)
+    beating = [
+        way
+        for way in combinations(units, k)
+        if (k == 1 or _is_run(ctx, way)) and max(ctx.strength[f] for f in way) > component.top
+    ]
+    if not beating:
+        return ()
+    best = max(beating, key=lambda way: sorted((ctx.order[f] for f in way), reverse=True))
+    faces = sorted(best, key=ctx.order.__getitem__, reverse=True)
+    return tuple(f for face in faces for f in [face] * (2 if component.pairs else 1))
+
+
+def reference_throw(
+    ctx: TrumpContext, rules: Rules, lead: tuple[int, ...], others: dict[int, Hand]
+) -> ThrowResult:
+    """R4.4–R4.7 as written: THROW-000 checks the weakest component of each grade, top grade first;
+    THROW-003 finds every beaten single and pair and forces the weakest pair, else the weakest single."""
+    components = decompose(ctx, lead).components
+
+    def weakest(group: list[Component]) -> Component:
+        return min(group, key=lambda c: (c.top, c.order))
+
+    def beaten(component: Component) -> bool:
+        return any(_beats_literally(ctx, hand, component) for hand in others.values())
+
+    forced = None
+    if rules.throw is ThrowCheck.TOP_DOWN:
+        for grade in sorted({c.pairs for c in components}, reverse=True):
+            if beaten(m := weakest([c for c in components if c.pairs == grade])):
+                forced = m
+                break
+    else:
+        found = [c for c in components if c.pairs <= 1 and beaten(c)]
+        pairs = [c for c in found if c.pairs == 1]
+        forced = weakest(pairs or found) if found else None
+    if forced is None:
+        return ThrowResult(True, tuple(f for c in components for f in c.cards), None, (), ())
+    evidence = tuple(
+        Beat(seat, forced, cards)
+        for seat, hand in sorted(others.items())
+        if (cards := _beats_literally(ctx, hand, forced))
+    )
+    returned = tuple(f for c in components if c is not forced for f in c.cards)
+    return ThrowResult(False, forced.cards, forced, returned, evidence)
+
+
+@st.composite
+def throw_positions(draw: st.DrawFn) -> tuple[TrumpContext, Hand, tuple[int, ...], dict[int, Hand]]:
+    """A throw of several components from one category, the category's other cards spread over three
+    hands; both copies of a face often go to one hand, so the others hold pairs and tractors."""
+    ctx = draw(contexts)
+    category = draw(st.sampled_from([c for c in range(5) if len(ctx.faces[c]) >= 2]))
+    owners: list[list[int]] = [[], [], [], []]
+    for face in ctx.faces[category]:
+        first = draw(st.integers(0, 3))
+        owners[first].append(face)
+        owners[first if draw(st.integers(0, 2)) else draw(st.integers(0, 3))].append(face)
+    mine = owners[0]
+    assume(len(mine) >= 2)
+    size = draw(st.integers(2, len(mine)))
+    lead = tuple(sorted(draw(st.permutations(mine))[:size]))
+    return ctx, hand_of(mine), lead, {seat: hand_of(owners[seat]) for seat in (1, 2, 3)}
+
+
+@given(throw_positions(), rulesets)
+@settings(max_examples=400)
+def test_throw_check_matches_the_literal_rule(
+    position: tuple[TrumpContext, Hand, tuple[int, ...], dict[int, Hand]], rules: Rules
+) -> None:
+    """R4.4–R4.7: the fast check (each grade's weakest component, hands read from the top down) gives
+    the same outcome, forced component and evidence as the rule applied to every component."""
+    ctx, hand, lead, others = position
+    verdict = check_lead(ctx, rules, hand=hand, lead=lead, others=others)
+    assert isinstance(verdict, Legal)
+    if len(verdict.play.components) > 1:
+        assert verdict.throw == reference_throw(ctx, rules, lead, others)
