@@ -692,29 +692,8 @@ class HandScript:
         """AuditHand of the whole record: valid, its score, and the settlement (with coins at [003])."""
         audit = audit_hand(self.rules, record)
         assert audit.valid and audit.settlement is not None and audit.dealer is not None, audit.error
-        request = pb.AuditHandRequest(
-            ruleset=self.ruleset(),
-            level=rank(record.level),
-            attacker_level=rank(record.attacker_level),
-            hands=seat_cards(dict(enumerate(record.deal))),
-            bottom=cards_out(record.bottom),
-            declarations=[pb.Declaration(seat=d.seat, cards=cards_out(d.cards)) for d in record.declarations],
-            first_hand=record.first_hand,
-            first_seated=record.first_seated,
-            buried=cards_out(record.buried),
-            tricks=[
-                pb.RecordedTrick(
-                    plays=[
-                        t.SeatCards(seat=(leader + i) % PLAYERS, cards=cards_out(play))
-                        for i, play in enumerate(trick.plays)
-                    ],
-                    attempted_lead=cards_out(trick.attempted),
-                )
-                for trick, leader in zip(
-                    record.tricks, [audit.dealer] + [r.winner for r in audit.tricks], strict=False
-                )
-            ],
-        )
+        leaders = (audit.dealer, *(r.winner for r in audit.tricks))[: len(record.tricks)]
+        request = audit_request(record, leaders, self.ruleset())
         if record.dealer is not None:
             request.dealer = record.dealer
         coins = None
@@ -752,6 +731,32 @@ class HandScript:
 
 # --------------------------------------------------------------------------------------------------
 # worst cases: long throws full of pairs and tractors
+
+
+def audit_request(record: HandRecord, leaders: Sequence[int], ruleset: t.Ruleset) -> pb.AuditHandRequest:
+    """A hand record as a client sends it to AuditHand: every trick's plays by seat (``leaders[i]`` led
+    trick ``i``), a failed throw's whole attempt."""
+    return pb.AuditHandRequest(
+        ruleset=ruleset,
+        level=rank(record.level),
+        attacker_level=rank(record.attacker_level),
+        hands=seat_cards(dict(enumerate(record.deal))),
+        bottom=cards_out(record.bottom),
+        declarations=[pb.Declaration(seat=d.seat, cards=cards_out(d.cards)) for d in record.declarations],
+        first_hand=record.first_hand,
+        first_seated=record.first_seated,
+        buried=cards_out(record.buried),
+        tricks=[
+            pb.RecordedTrick(
+                plays=[
+                    t.SeatCards(seat=(leader + i) % PLAYERS, cards=cards_out(play))
+                    for i, play in enumerate(trick.plays)
+                ],
+                attempted_lead=cards_out(trick.attempted),
+            )
+            for trick, leader in zip(record.tricks, leaders, strict=True)
+        ],
+    )
 
 
 def _rich_hand(

@@ -7,12 +7,10 @@ import dataclasses
 
 import pytest
 
+from loadtest.corpus import audit_request
 from rules_core.audit import HandRecord, audit_hand
-from rules_core.cards import PLAYERS, faces_of
 from rules_core.rules import DEFAULT_RULES, JackRule, ThrowPenalty
 from rules_core.selfplay import play_hand
-from services.convert import cards_out, rank_out
-from tractor.rules.v1 import rules_service_pb2 as pb
 from tractor.rules.v1 import rules_service_pb2_grpc, types_pb2
 
 Stub = rules_service_pb2_grpc.RulesServiceStub
@@ -23,36 +21,6 @@ def thrown() -> HandRecord:
     """A self-played hand with failed throws in it (the first seed that has one)."""
     hands = (play_hand(seed=seed) for seed in range(100))
     return next(hand for hand in hands if any(t.attempted for t in hand.tricks))
-
-
-def audit_request(
-    record: HandRecord, leaders: tuple[int, ...], ruleset: types_pb2.Ruleset
-) -> pb.AuditHandRequest:
-    """The record as a client sends it: every trick's plays by seat, a failed throw's whole attempt."""
-    return pb.AuditHandRequest(
-        ruleset=ruleset,
-        level=rank_out(record.level),
-        attacker_level=rank_out(record.attacker_level),
-        hands=[
-            types_pb2.SeatCards(seat=seat, cards=cards_out(faces_of(hand)))
-            for seat, hand in enumerate(record.deal)
-        ],
-        bottom=cards_out(record.bottom),
-        declarations=[pb.Declaration(seat=d.seat, cards=cards_out(d.cards)) for d in record.declarations],
-        first_hand=record.first_hand,
-        first_seated=record.first_seated,
-        buried=cards_out(record.buried),
-        tricks=[
-            pb.RecordedTrick(
-                plays=[
-                    types_pb2.SeatCards(seat=(leader + i) % PLAYERS, cards=cards_out(play))
-                    for i, play in enumerate(trick.plays)
-                ],
-                attempted_lead=cards_out(trick.attempted),
-            )
-            for trick, leader in zip(record.tricks, leaders, strict=True)
-        ],
-    )
 
 
 @pytest.mark.parametrize("kind", [ThrowPenalty.PER_ATTEMPT, ThrowPenalty.PER_CARD])
