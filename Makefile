@@ -116,7 +116,7 @@ demo: $(RUNTIME_INSTALLED)  ## play one seeded hand through rules_core and print
 test: engine-build-start lint typecheck unit  ## the whole suite: ruff, mypy --strict, pytest (both engines)
 
 # The compiled engine builds in the background while lint and typecheck run (one core each).
-engine-build-start: $(COMPILE_INSTALLED)
+engine-build-start: $(COMPILE_INSTALLED)  ## compile the engine in the background (make test's first step; unit-compiled waits for it)
 	@mkdir -p build; rm -f $(ENGINE_BUILD_RC); touch $(ENGINE_BUILD_STARTED)
 	@( $(BIN)/python build_engine.py --if-stale --quiet > $(ENGINE_BUILD_LOG) 2>&1; echo $$? > $(ENGINE_BUILD_RC) ) &
 

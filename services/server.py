@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import gc
 import os
 import signal
 import threading
@@ -337,6 +338,10 @@ def run_worker(config: ServerConfig, port: int, ready_fd: int, parent: int) -> i
     if config.health_port >= 0:
         health_server, _ = create_health_server(config, health_servicer)
         health_server.start()
+    # Everything imported and built so far lives as long as the worker: out of the collector's sight, a
+    # full collection no longer walks it, so no call pays a pause for scanning the whole heap (about
+    # 24 ms here, the slowest suggestions' cause), and forked pages stay shared.
+    gc.freeze()
     os.write(ready_fd, b"1")
     os.close(ready_fd)
     _log.info(
