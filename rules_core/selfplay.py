@@ -144,7 +144,7 @@ def _bury(ctx: TrumpContext, rng: random.Random, hand: Hand) -> tuple[int, ...]:
     return tuple(sorted(pool[:BOTTOM_SIZE]))
 
 
-class IllegalPlayError(RuntimeError):
+class IllegalPlayError(Exception):
     """A seat made a play the engine rejects (R4, R5): the table refuses it and the hand stops."""
 
 
