@@ -6,6 +6,12 @@ the voids a seat has shown (it followed a lead with other cards, R5.2), knows wh
 the trick is worth it, and otherwise follows low. It leads its masters (cards no unseen card beats) in
 suits no opponent has shown void, then a low card of its shortest plain suit (towards a ruffing void),
 and pulls trumps only with master trumps. It is deterministic: the same view gives the same play.
+
+While the cards are dealt it declares as a casual player does (:func:`casual_declaration`, R10): with
+nothing shown it shows a level card (the pair when it holds both) once that contract gives it clearly more
+trumps than an average share of the cards it holds; it overturns an opponent's contract with a level pair
+only for a suit that gives it more trumps than the standing one. It never shows a joker pair, never
+overturns its partner or itself. Every act it makes is one R10 (``rules_core.bidding``) accepts.
 """
 
 from __future__ import annotations
@@ -13,18 +19,65 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from rules_core.cards import FULL_DECK, NUM_FACES, PLAYERS, POINTS, Hand, contains
+from rules_core.bidding import Declaration, resolve_declarations
+from rules_core.cards import (
+    COPIES,
+    FULL_DECK,
+    NUM_FACES,
+    PLAYERS,
+    POINTS,
+    Hand,
+    Suit,
+    contains,
+    face_of,
+    hand_of,
+)
 from rules_core.follow import check_follow
 from rules_core.legal_plays import legal_plays
 from rules_core.rules import Rules
 from rules_core.shapes import decompose
 from rules_core.strategy import SeatView
 from rules_core.trick import Standing, advance, standing_of
-from rules_core.trump import TRUMP, TrumpContext
+from rules_core.trump import TRUMP, TrumpContext, trump_context
 from rules_core.verdicts import Legal
 
 LISTING = 40
 """The engine's weakest-first follows the player looks at (plus the ones it builds)."""
+CASUAL_SHARE = 0.4
+"""A casual declaration wants at least this share of its cards as trumps (an average hand has a third)."""
+CASUAL_MIN_TRUMPS = 4
+"""... and at least this many trumps."""
+
+
+def casual_declaration(
+    rules: Rules, level: int, seat: int, received: Sequence[int], acts: Sequence[Declaration]
+) -> tuple[int, ...]:
+    """The careful casual player's act now, having received ``received`` after the deal's ``acts``: the
+    cards to show, or () for none. Only an act R10 accepts after ``acts`` is returned."""
+    hand = hand_of(received)
+    bidding = resolve_declarations(rules=rules, level=level, sequence=acts, first_hand=True)
+    owner = bidding.last_changer
+    if bidding.declared and (owner is None or owner % 2 == seat % 2):
+        return ()  # its own side's contract (or a joker no-trump nobody owns): leave it
+    standing = _trumps(level, hand, bidding.contract) if bidding.declared else 0
+    wanted = max(CASUAL_MIN_TRUMPS, CASUAL_SHARE * len(received), standing + 1)
+    options = []
+    for suit in Suit:
+        face = face_of(suit, level)
+        copies = hand[face] if not bidding.declared else (COPIES if hand[face] == COPIES else 0)
+        if copies and suit != bidding.contract and _trumps(level, hand, suit) >= wanted:
+            options.append((_trumps(level, hand, suit), (face,) * copies))
+    for _, cards in sorted(options, key=lambda option: -option[0]):
+        attempt = Declaration(seat=seat, cards=cards, hand=hand)
+        judged = resolve_declarations(rules=rules, level=level, sequence=[*acts, attempt], first_hand=True)
+        if judged.acts[-1] is not None:
+            return cards
+    return ()
+
+
+def _trumps(level: int, hand: Hand, trump: Suit | None) -> int:
+    """The seat's trumps under contract ``trump`` (R2): jokers, level cards and the suit."""
+    return sum(hand[face] for face in trump_context(level, trump).faces[TRUMP])
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,17 +11,34 @@ and the report gives its mean with a 95 % confidence interval (mean ± 1.96·sd/
 share of deals where P did better. Every game is audited with ``rules_core.audit.audit_hand``; a record
 that fails its audit, or whose audited score differs from the table's, stops the run with an error.
 
-The bury is the same for everyone (the eight weakest plain non-point cards, shortest suits first), so
-only the card play is compared. Players are pluggable: anything with a ``name`` and
-``__call__(ctx, rules, view, seed) -> play`` (the :class:`Player` protocol) takes a seat; ``seed`` is the
-deal's, the same for every play of it, as a table's per-hand seed.
+The whole hand is played (:func:`play_game`). The cards are dealt one at a time in the shuffle's order,
+round the table from the dealer, and every seat is asked for its declaration whenever what it knows
+changed (a card received, an act shown; :func:`dealt_declarations`): its act is judged by R10
+(``rules_core.bidding``), an act R10 rejects stops the run. The dealer's side's bury policy buries (R11),
+then the hand is played. Each side brings its :class:`Habits` (declaration and bury policies), which
+move with its seats in the duplicate pair:
+
+* strong: ``SuggestDeclaration``'s and ``SuggestBury``'s strong policies
+  (``rules_core.strategy.declaration`` and ``.bury``);
+* R13.6 and random: never declare (``DeclarationPolicy.NONE``, a seat that is away) and R13.6's auto-bury
+  (the 8 bottom cards received), what R13 does for a seat nobody plays;
+* greedy and careful: the casual declaration (``loadtest.casual.casual_declaration``) and the casual
+  bury (:func:`bury`: the weakest plain non-point cards, shortest suits first).
+
+``--plays-only`` keeps the old comparison of the card play alone: the deal's self-play declarations
+(``selfplay.declare``) and :func:`bury` for everyone. Players are pluggable: anything with a ``name`` and
+``__call__(ctx, rules, view, seed) -> play`` (the :class:`Player` protocol) takes a seat, with the habits
+its name has in :data:`HABITS` unless it carries its own ``habits``; ``seed`` is the deal's, the same for
+every play of it, as a table's per-hand seed.
 
 ``--service`` plays the strong side through a live ``tractor-rules serve`` started on 127.0.0.1 port 0,
-``--target HOST:PORT`` through a running loopback server (:class:`ServicePlayer`): every play of that
-side is the service's SuggestPlay for the request a real table sends (its hand, the trick so far, the
-dealer, every finished trick, the attackers' points, the bottom for the dealer, the deal's seed), and
-the report gives each suggestion's round-trip latency. The same policy on the same view and seed plays
-the same cards in both modes, so the pairings' figures are the in-process ones.
+``--target HOST:PORT`` through a running loopback server (:class:`ServicePlayer`): every decision of that
+side is the service's answer: SuggestDeclaration for what it has received and the acts so far,
+SuggestBury for the dealer's 33 cards, SuggestPlay for the request a real table sends (its hand, the
+trick so far, the dealer, every finished trick, the attackers' points, the bottom for the dealer, the
+deal's seed), and the report gives each play suggestion's round-trip latency. The same policy on the
+same view and seed makes the same decisions in both modes, so the pairings' figures are the in-process
+ones.
 """
 
 from __future__ import annotations
@@ -39,19 +56,33 @@ from typing import Final, Protocol, TextIO
 
 import grpc
 
-from loadtest.casual import CarefulPlayer
+from loadtest.casual import CarefulPlayer, casual_declaration
 from loadtest.contract import CONTRACTS
 from loadtest.server import ServerProcess, load_flags
 from loadtest.stats import percentile as _percentile
 from rules_core.audit import HandRecord, audit_hand
 from rules_core.autoplay import suggest_play
 from rules_core.bidding import Declaration, resolve_declarations
-from rules_core.cards import BOTTOM_SIZE, NUM_FACES, PLAYERS, POINTS, Hand, add, faces_of, remove
+from rules_core.cards import (
+    BOTTOM_SIZE,
+    FULL_DECK,
+    HAND_SIZE,
+    NUM_FACES,
+    PLAYERS,
+    POINTS,
+    Hand,
+    add,
+    faces_of,
+    hand_of,
+    remove,
+)
 from rules_core.legal_plays import legal_plays
 from rules_core.rules import DEFAULT_RULES, PRESETS, Rules
 from rules_core.selfplay import IllegalPlayError, Style, deal, declare, play_out
 from rules_core.shapes import decompose
 from rules_core.strategy import DEFAULT_BUDGET, SeatView, strong_play, winning_play
+from rules_core.strategy.bury import BuryPolicy, suggest_bury
+from rules_core.strategy.declaration import suggest_declaration
 from rules_core.trump import TRUMP, TrumpContext, trump_context
 from services.convert import cards as faces_in
 from services.convert import cards_out
@@ -82,6 +113,78 @@ class AuditError(IllegalPlayError):
     """A finished game failed its audit, or the audit's score differs from the table's."""
 
 
+SeatDeclarer = Callable[[Rules, int, int, tuple[int, ...], tuple[Declaration, ...]], tuple[int, ...]]
+"""A seat's declaration policy: (rules, level, seat, the cards it received so far in deal order, the
+deal's acts so far) → the cards to show now, or () for none (R10)."""
+SeatBurier = Callable[[TrumpContext, Rules, Hand, tuple[int, ...]], tuple[int, ...]]
+"""A dealer's bury policy: (context, rules, his 33 cards, the 8 bottom cards he received) → 8 cards (R11)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Habits:
+    """What a side does outside the card play: its declaration and bury policies."""
+
+    declare: SeatDeclarer
+    bury: SeatBurier
+
+
+def _acts_in(acts: Sequence[Declaration]) -> list[tuple[int, tuple[int, ...], tuple[int, ...] | None]]:
+    """The acts as SuggestDeclaration's engine call takes them (seat, cards, the hand when shown)."""
+    return [(d.seat, d.cards, None if d.hand is None else faces_of(d.hand)) for d in acts]
+
+
+def strong_declaration(
+    rules: Rules, level: int, seat: int, received: tuple[int, ...], acts: tuple[Declaration, ...]
+) -> tuple[int, ...]:
+    """SuggestDeclaration's strong policy, in process."""
+    advice = suggest_declaration(rules=rules, level=level, seat=seat, received=received, acts=_acts_in(acts))
+    return advice.cards
+
+
+def no_declaration(
+    rules: Rules, level: int, seat: int, received: tuple[int, ...], acts: tuple[Declaration, ...]
+) -> tuple[int, ...]:
+    """DeclarationPolicy.NONE: the seat never shows a card (as if it were away)."""
+    return ()
+
+
+def strong_bury(ctx: TrumpContext, rules: Rules, hand33: Hand, bottom: tuple[int, ...]) -> tuple[int, ...]:
+    """SuggestBury's strong policy, in process."""
+    return suggest_bury(ctx, rules, hand=faces_of(hand33), bottom=bottom, policy=BuryPolicy.STRONG).cards
+
+
+def auto_bury(ctx: TrumpContext, rules: Rules, hand33: Hand, bottom: tuple[int, ...]) -> tuple[int, ...]:
+    """SuggestBury's AUTO_BURY: R13.6's 8 bottom cards received, as CalculatePenalty buries them."""
+    return suggest_bury(ctx, rules, hand=faces_of(hand33), bottom=bottom, policy=BuryPolicy.AUTO_BURY).cards
+
+
+def casual_bury(ctx: TrumpContext, rules: Rules, hand33: Hand, bottom: tuple[int, ...]) -> tuple[int, ...]:
+    """The casual bury: :func:`bury`, the weakest plain non-point cards, shortest suits first."""
+    return bury(ctx, hand33)
+
+
+STRONG_HABITS: Final = Habits(strong_declaration, strong_bury)
+AWAY: Final = Habits(no_declaration, auto_bury)
+"""A seat nobody plays for (R13): never declares, buries the bottom it received (R13.6)."""
+CASUAL: Final = Habits(casual_declaration, casual_bury)
+HABITS: Final[dict[str, Habits]] = {
+    "strong": STRONG_HABITS,
+    "R13.6": AWAY,
+    "random": AWAY,
+    "greedy": CASUAL,
+    "careful": CASUAL,
+}
+"""The habits of each player kind, by its name (a player with its own ``habits`` attribute uses those;
+an unknown name is :data:`AWAY`)."""
+
+
+def habits_of(player: Player) -> Habits:
+    """The player's own ``habits`` when it has them (the timed and the live strong player), else its
+    kind's."""
+    own = getattr(player, "habits", None)
+    return own if isinstance(own, Habits) else HABITS.get(player.name, AWAY)
+
+
 @dataclass
 class StrongPlayer:
     """rules_core.strategy.strong_play, timed per suggestion."""
@@ -94,6 +197,23 @@ class StrongPlayer:
     """CPU seconds per suggestion (this thread's): what it costs without other processes' noise."""
     slowest: list[tuple[float, int, TrumpContext, Rules, SeatView, int]] = field(default_factory=list)
     """The SLOWEST suggestions by CPU, to replay: (seconds, order, context, rules, view, seed), a min-heap."""
+    asked: dict[str, int] = field(default_factory=lambda: {"declaration": 0, "bury": 0})
+    """How many declaration and bury decisions this player made."""
+
+    @property
+    def habits(self) -> Habits:
+        """The strong declaration and bury policies, counted."""
+        return Habits(self.declare, self.bury)
+
+    def declare(
+        self, rules: Rules, level: int, seat: int, received: tuple[int, ...], acts: tuple[Declaration, ...]
+    ) -> tuple[int, ...]:
+        self.asked["declaration"] += 1
+        return strong_declaration(rules, level, seat, received, acts)
+
+    def bury(self, ctx: TrumpContext, rules: Rules, hand33: Hand, bottom: tuple[int, ...]) -> tuple[int, ...]:
+        self.asked["bury"] += 1
+        return strong_bury(ctx, rules, hand33, bottom)
 
     def __call__(self, ctx: TrumpContext, rules: Rules, view: SeatView, seed: int) -> tuple[int, ...]:
         start, cpu = time.perf_counter(), time.thread_time()
@@ -178,7 +298,54 @@ class ServicePlayer:
     budget: int = DEFAULT_BUDGET
     name: str = "strong"
     latencies: list[float] = field(default_factory=list)
-    """Round-trip seconds per suggestion."""
+    """Round-trip seconds per play suggestion."""
+    asked: dict[str, int] = field(default_factory=lambda: {"declaration": 0, "bury": 0})
+    """How many SuggestDeclaration and SuggestBury calls this player made."""
+
+    @property
+    def habits(self) -> Habits:
+        """SuggestDeclaration's and SuggestBury's strong policies, through the service."""
+        return Habits(self.declare, self.bury)
+
+    def declare(
+        self, rules: Rules, level: int, seat: int, received: tuple[int, ...], acts: tuple[Declaration, ...]
+    ) -> tuple[int, ...]:
+        """The service's SuggestDeclaration for this seat now (the acts with the hands they were shown
+        from, as a table records them)."""
+        request = pb.SuggestDeclarationRequest(
+            ruleset=t.Ruleset(preset=preset_of(rules)),
+            level=t.Rank.ValueType(level),
+            seat=seat,
+            received=cards_out(received),
+            declarations=[
+                pb.Declaration(
+                    seat=d.seat, cards=cards_out(d.cards), hand=cards_out(faces_of(d.hand) if d.hand else ())
+                )
+                for d in acts
+            ],
+            policy=pb.DECLARATION_POLICY_STRONG,
+        )
+        self.asked["declaration"] += 1
+        response = self.stub.SuggestDeclaration(request, timeout=RPC_TIMEOUT)
+        if response.policy != pb.DECLARATION_POLICY_STRONG:
+            raise IllegalPlayError(f"SuggestDeclaration answered with policy {response.policy}")
+        return faces_in(response.cards, "cards")
+
+    def bury(self, ctx: TrumpContext, rules: Rules, hand33: Hand, bottom: tuple[int, ...]) -> tuple[int, ...]:
+        """The service's SuggestBury for the dealer's 33 cards."""
+        request = pb.SuggestBuryRequest(
+            ruleset=t.Ruleset(preset=preset_of(rules)),
+            level=t.Rank.ValueType(ctx.level),
+            contract=CONTRACTS[ctx.trump],
+            hand=cards_out(faces_of(hand33)),
+            bottom=cards_out(bottom),
+            policy=pb.BURY_POLICY_STRONG,
+        )
+        self.asked["bury"] += 1
+        response = self.stub.SuggestBury(request, timeout=RPC_TIMEOUT)
+        if response.policy != pb.BURY_POLICY_STRONG:
+            raise IllegalPlayError(f"SuggestBury answered with policy {response.policy}")
+        return faces_in(response.cards, "cards")
 
     def __call__(self, ctx: TrumpContext, rules: Rules, view: SeatView, seed: int) -> tuple[int, ...]:
         request = suggest_request(ctx, rules, view, seed=seed, budget=self.budget)
@@ -299,18 +466,35 @@ class Deal:
     attacker_level: int
     dealer: int
     declarations: tuple[Declaration, ...]
+    """The self-play bidding (``selfplay.declare``), used by ``--plays-only``."""
     seed: int
     """The deal's seed, which every player gets for every play (the strong policy's sampling)."""
+    order: tuple[tuple[int, ...], ...]
+    """Each seat's 25 cards in the order it receives them (the shuffle's order)."""
 
 
 def make_deal(seed: int) -> Deal:
     """The deal of one seed (R1.6, R10): selfplay's shuffle and a plausible bidding."""
     rng = random.Random(seed)
+    shuffled = rng.getstate()
     hands, bottom = deal(rng)
     level = rng.randint(2, 14)
     dealer = rng.randrange(PLAYERS)
     declarations = declare(rng, hands, level, Style())
-    return Deal(hands, bottom, level, rng.randint(2, 14), dealer, declarations, seed)
+    order = _deal_order(shuffled)
+    if tuple(hand_of(cards) for cards in order) != hands:  # pragma: no cover - selfplay.deal changed
+        raise AssertionError("the replayed shuffle does not give selfplay.deal's hands")
+    return Deal(hands, bottom, level, rng.randint(2, 14), dealer, declarations, seed, order)
+
+
+def _deal_order(state: tuple[object, ...]) -> tuple[tuple[int, ...], ...]:
+    """selfplay.deal's shuffle replayed from the generator's ``state``: seat s's cards are the deck's
+    s-th block of 25, in the deck's order (checked against the hands by :func:`make_deal`)."""
+    rng = random.Random()
+    rng.setstate(state)
+    deck = [face for face in range(NUM_FACES) for _ in range(FULL_DECK[face])]
+    rng.shuffle(deck)
+    return tuple(tuple(deck[s * HAND_SIZE : (s + 1) * HAND_SIZE]) for s in range(PLAYERS))
 
 
 @dataclass(frozen=True, slots=True)
@@ -321,19 +505,61 @@ class Game:
     record: HandRecord
 
 
-Declarer = Callable[[Rules, Deal], tuple[Declaration, ...]]
-"""A declaration policy: the acts shown while the deal's cards are given out (R10)."""
+Declarer = Callable[[Rules, Deal, Sequence[SeatDeclarer]], tuple[Declaration, ...]]
+"""How the deal's acts come about (R10), given each seat's declaration policy."""
 Burier = Callable[[TrumpContext, Rules, Hand], tuple[int, ...]]
-"""A bury policy: the 8 cards the dealer buries from its 33 (R11)."""
+"""A bury everyone uses (R11), instead of the dealer's own policy: ``--plays-only``'s."""
 
 
-def deal_declarations(rules: Rules, spec: Deal) -> tuple[Declaration, ...]:
-    """The default declaration policy: the deal's own plausible bidding (``selfplay.declare``)."""
+def dealt_declarations(rules: Rules, spec: Deal, policies: Sequence[SeatDeclarer]) -> tuple[Declaration, ...]:
+    """Deal the cards one at a time round the table from the dealer, in the shuffle's order, and ask a
+    seat for its act whenever what it knows changed (R10.1): the seat that just got a card, and after an
+    act every seat. A question whose inputs did not change is not asked again (every policy here is
+    deterministic). Each act is recorded with the hand it was shown from and judged by R10; a rejected one
+    raises IllegalPlayError (so at most one act per stage, a bounded number)."""
+    received: list[list[int]] = [[] for _ in range(PLAYERS)]
+    acts: list[Declaration] = []
+    asked = [(-1, -1)] * PLAYERS
+
+    def ask_round(first: int) -> None:
+        changed = True
+        while changed:
+            changed = False
+            for offset in range(PLAYERS):
+                seat = (first + offset) % PLAYERS
+                if asked[seat] == (len(received[seat]), len(acts)) or not received[seat]:
+                    continue
+                asked[seat] = (len(received[seat]), len(acts))
+                cards = tuple(policies[seat](rules, spec.level, seat, tuple(received[seat]), tuple(acts)))
+                if cards:
+                    _accept(rules, spec, acts, Declaration(seat, cards, hand_of(received[seat])))
+                    changed = True
+
+    for k in range(HAND_SIZE):
+        for offset in range(PLAYERS):
+            seat = (spec.dealer + offset) % PLAYERS
+            received[seat].append(spec.order[seat][k])
+            ask_round(seat)
+    return tuple(acts)
+
+
+def _accept(rules: Rules, spec: Deal, acts: list[Declaration], act: Declaration) -> None:
+    """Append ``act`` if R10 accepts it after ``acts``; a rejected act is a broken rule."""
+    bidding = resolve_declarations(
+        rules=rules, level=spec.level, sequence=[*acts, act], first_hand=False, dealer=spec.dealer
+    )
+    if bidding.acts[-1] is None:
+        raise IllegalPlayError(f"seat {act.seat} declared illegally: {bidding.rejections[-1].message}")
+    acts.append(act)
+
+
+def deal_declarations(rules: Rules, spec: Deal, policies: Sequence[SeatDeclarer]) -> tuple[Declaration, ...]:
+    """``--plays-only``: the deal's own plausible bidding (``selfplay.declare``), whoever sits."""
     return spec.declarations
 
 
 def shared_bury(ctx: TrumpContext, rules: Rules, hand33: Hand) -> tuple[int, ...]:
-    """The default bury policy: :func:`bury`, the same for every player."""
+    """``--plays-only``: :func:`bury`, the same for every player."""
     return bury(ctx, hand33)
 
 
@@ -342,19 +568,23 @@ def play_game(
     spec: Deal,
     seats: Sequence[Player],
     *,
-    declarer: Declarer = deal_declarations,
-    burier: Burier = shared_bury,
+    declarer: Declarer = dealt_declarations,
+    burier: Burier | None = None,
 ) -> Game:
-    """Play one whole hand: the declarations (``declarer``), the dealer's bury (``burier``), then
-    ``seats[s]`` playing seat s through ``rules_core.selfplay.play_out`` (every play checked); the record
-    is audited. Raises IllegalPlayError when a player breaks a rule, AuditError when the audit disagrees."""
-    declarations = declarer(rules, spec)
+    """Play one whole hand: the declarations (``declarer`` with each seat's declaration policy), the
+    dealer's bury (his side's bury policy, or ``burier`` for everyone), then ``seats[s]`` playing seat s
+    through ``rules_core.selfplay.play_out`` (every play checked); the record is audited. Raises
+    IllegalPlayError when a player breaks a rule, AuditError when the audit disagrees."""
+    habits = [habits_of(player) for player in seats]
+    declarations = declarer(rules, spec, [h.declare for h in habits])
     bidding = resolve_declarations(
         rules=rules, level=spec.level, sequence=declarations, first_hand=False, dealer=spec.dealer
     )
     ctx = trump_context(spec.level, bidding.contract)
     dealer = spec.dealer
-    buried = tuple(sorted(burier(ctx, rules, add(spec.hands[dealer], spec.bottom))))
+    hand33 = add(spec.hands[dealer], spec.bottom)
+    chosen = burier(ctx, rules, hand33) if burier else habits[dealer].bury(ctx, rules, hand33, spec.bottom)
+    buried = tuple(sorted(chosen))
     hands = list(spec.hands)
     hands[dealer] = remove(add(hands[dealer], spec.bottom), buried)
     played = play_out(
@@ -431,12 +661,12 @@ def run_pairing(
     deals: int,
     seed: int,
     *,
-    declarer: Declarer = deal_declarations,
-    burier: Burier = shared_bury,
+    declarer: Declarer = dealt_declarations,
+    burier: Burier | None = None,
     progress: Progress | None = None,
 ) -> PairingResult:
-    """Duplicate games of P against Q: each deal twice, P's team on seats 0/2 then on 1/3, with the same
-    declarations and bury policies for both games."""
+    """Duplicate games of P against Q: each deal twice, P's team on seats 0/2 then on 1/3; each side's
+    declaration and bury policies (its habits) move with its seats."""
     deltas: list[int] = []
     name = make_q(0).name
     games = audited = 0
@@ -509,8 +739,8 @@ def service_stub(target: str) -> Iterator[rules_service_pb2_grpc.RulesServiceStu
         yield rules_service_pb2_grpc.RulesServiceStub(channel)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Run the pairings and print points per deal, confidence intervals, shares and latencies."""
+def _parser() -> argparse.ArgumentParser:
+    """The command line: deals, seed, budget, opponents, progress, plays-only and where the service is."""
     parser = argparse.ArgumentParser(prog="loadtest.tournament", description=__doc__.splitlines()[0])
     parser.add_argument("--deals", type=int, default=DEFAULT_DEALS, help="deals per pairing")
     parser.add_argument("--seed", type=int, default=1)
@@ -525,15 +755,27 @@ def main(argv: Sequence[str] | None = None) -> int:
         metavar="N",
         help="a progress line on stderr every N deals (0: none)",
     )
+    parser.add_argument(
+        "--plays-only",
+        action="store_true",
+        help="compare the card play alone: the deal's self-play declarations and one bury for everyone",
+    )
     live = parser.add_mutually_exclusive_group()
     live.add_argument(
         "--service",
         action="store_true",
-        help="play the strong side through SuggestPlay of a tractor-rules serve started on 127.0.0.1 port 0",
+        help="the strong side's every decision through SuggestDeclaration, SuggestBury and SuggestPlay of a "
+        "tractor-rules serve started on 127.0.0.1 port 0",
     )
     live.add_argument(
         "--target", type=_loopback, metavar="HOST:PORT", help="the same through a running loopback server"
     )
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the pairings and print points per deal, confidence intervals, shares and latencies."""
+    parser = _parser()
     args = parser.parse_args(argv)
     if args.deals < 1:
         parser.error("--deals must be at least 1")
@@ -554,14 +796,30 @@ def main(argv: Sequence[str] | None = None) -> int:
             target = stack.enter_context(ServerProcess(*load_flags())).target
         if target:
             strong = ServicePlayer(stack.enter_context(service_stub(target)), budget=args.budget)
-            print(f"strong side: SuggestPlay at {target} ({'started here' if args.service else 'running'})")
+            print(
+                "strong side: SuggestDeclaration, SuggestBury and SuggestPlay at "
+                f"{target} ({'started here' if args.service else 'running'})"
+            )
         else:
             strong = StrongPlayer(budget=args.budget)
+        print(
+            "declarations and bury: "
+            + ("the deal's self-play bidding, one bury for all" if args.plays_only else "each side's own")
+        )
         sys.stdout.flush()
+        declarer: Declarer = deal_declarations if args.plays_only else dealt_declarations
+        burier: Burier | None = shared_bury if args.plays_only else None
         for name in names:
             progress = progress_line(args.progress) if args.progress else None
             result = run_pairing(
-                DEFAULT_RULES, strong, OPPONENTS[name], args.deals, args.seed, progress=progress
+                DEFAULT_RULES,
+                strong,
+                OPPONENTS[name],
+                args.deals,
+                args.seed,
+                declarer=declarer,
+                burier=burier,
+                progress=progress,
             )
             low, high = result.mean - result.half_width, result.mean + result.half_width
             print(
@@ -570,6 +828,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 f"equal in {result.ties:.0%}; {result.games} games, {result.audited} audited legal"
             )
             sys.stdout.flush()
+    print(
+        f"strong decisions outside the play: {strong.asked['declaration']} declarations asked, "
+        f"{strong.asked['bury']} buries"
+    )
     if isinstance(strong, ServicePlayer):
         print(_latency_line("round trip", strong.latencies))
     else:

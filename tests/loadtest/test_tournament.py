@@ -1,24 +1,31 @@
-"""The duplicate tournament: a tiny real run, its report's shape, and that illegal play is caught; and the
-same through a live ``tractor-rules serve`` on loopback, whose strong side plays the in-process cards."""
+"""The duplicate tournament: a tiny real run, its report's shape, whole hands whose every declaration and
+bury is a side's own policy, and that illegal play is caught; and the same through a live
+``tractor-rules serve`` on loopback, whose strong side decides as in process through SuggestDeclaration,
+SuggestBury and SuggestPlay."""
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Iterator
+import urllib.request
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 import pytest
 
 from loadtest.casual import CarefulPlayer
-from loadtest.server import ServerProcess, load_flags
+from loadtest.server import ServerProcess, load_flags, settled
 from loadtest.tournament import (
+    HABITS,
     OPPONENTS,
     Deal,
     GreedyPlayer,
+    Habits,
     PairingResult,
     Player,
     RandomPlayer,
     RightmostSmallest,
+    SeatDeclarer,
     ServicePlayer,
     StrongPlayer,
     main,
@@ -29,8 +36,8 @@ from loadtest.tournament import (
     service_stub,
 )
 from rules_core.audit import audit_hand
-from rules_core.bidding import Declaration
-from rules_core.cards import BOTTOM_SIZE, Hand
+from rules_core.bidding import Declaration, resolve_declarations
+from rules_core.cards import BOTTOM_SIZE, PLAYERS, Hand, add, contains, hand_of
 from rules_core.rules import DEFAULT_RULES, Rules
 from rules_core.selfplay import IllegalPlayError
 from rules_core.strategy import DEFAULT_BUDGET, SeatView, strong_play
@@ -95,7 +102,9 @@ def test_declaration_and_bury_policies_are_pluggable() -> None:
     spec = make_deal(31)
     chosen: list[Hand] = []
 
-    def no_declarations(rules: Rules, deal: Deal) -> tuple[Declaration, ...]:
+    def no_declarations(
+        rules: Rules, deal: Deal, policies: Sequence[SeatDeclarer]
+    ) -> tuple[Declaration, ...]:
         return ()
 
     def bury_the_first_eight(ctx: TrumpContext, rules: Rules, hand33: Hand) -> tuple[int, ...]:
@@ -108,6 +117,102 @@ def test_declaration_and_bury_policies_are_pluggable() -> None:
     first_eight = tuple(f for f in range(len(chosen[0])) for _ in range(chosen[0][f]))[:BOTTOM_SIZE]
     assert len(chosen) == 1 and game.record.buried == first_eight
     assert audit_hand(DEFAULT_RULES, game.record).bidding.contract is None
+
+
+@dataclass
+class Counted:
+    """A player whose declaration and bury answers (its kind's habits) are counted and logged in
+    ``log``, shared by the table: every act the table records must be one of these answers."""
+
+    inner: Player
+    log: list[Declaration]
+    asked: int = 0
+    buried: list[tuple[int, ...]] = field(default_factory=list)
+    name: str = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.name = self.inner.name
+
+    @property
+    def habits(self) -> Habits:
+        return Habits(self.declare, self.bury)
+
+    def declare(
+        self, rules: Rules, level: int, seat: int, received: tuple[int, ...], acts: tuple[Declaration, ...]
+    ) -> tuple[int, ...]:
+        self.asked += 1
+        cards = HABITS[self.name].declare(rules, level, seat, received, acts)
+        if cards:
+            self.log.append(Declaration(seat, cards, hand_of(received)))
+        return cards
+
+    def bury(self, ctx: TrumpContext, rules: Rules, hand33: Hand, bottom: tuple[int, ...]) -> tuple[int, ...]:
+        cards = HABITS[self.name].bury(ctx, rules, hand33, bottom)
+        self.buried.append(tuple(sorted(cards)))
+        return cards
+
+    def __call__(self, ctx: TrumpContext, rules: Rules, view: SeatView, seed: int) -> tuple[int, ...]:
+        return self.inner(ctx, rules, view, seed)
+
+
+@pytest.mark.parametrize("opponent", ["careful", "R13.6"])
+def test_every_declaration_and_bury_is_a_sides_own_policy(opponent: str) -> None:
+    """Whole hands: the cards are dealt one by one and every seat is asked; each recorded act is what its
+    seat's policy answered (R10, shown from the cards received so far), the dealer's side buried (R11),
+    and AuditHand's engine accepts the hand."""
+    shown = {"strong": 0, opponent: 0}
+    for seed in (40, 41, 42):
+        spec = make_deal(seed)
+        for p_seats in (0, 1):  # the duplicate pair: the strong policies move with the strong seats
+            log: list[Declaration] = []
+            strong, other = Counted(StrongPlayer(), log), Counted(OPPONENTS[opponent](seed), log)
+            seats: list[Player] = [strong if (s - p_seats) % 2 == 0 else other for s in range(PLAYERS)]
+            game = play_game(DEFAULT_RULES, spec, seats)
+            assert audit_hand(DEFAULT_RULES, game.record).valid
+            assert game.record.declarations == tuple(log)
+            assert strong.asked >= 2 * 25 and other.asked >= 2 * 25  # at least once per card received
+            for act in log:
+                assert act.hand is not None and contains(act.hand, act.cards), act  # R10.1: cards it holds
+                assert all(h <= d for h, d in zip(act.hand, spec.hands[act.seat], strict=True)), act
+                shown[seats[act.seat].name] += 1
+            dealer_side, other_side = (strong, other) if (spec.dealer - p_seats) % 2 == 0 else (other, strong)
+            assert dealer_side.buried == [game.record.buried] and other_side.buried == []
+            dealt = add(spec.hands[spec.dealer], spec.bottom)
+            assert contains(dealt, game.record.buried) and len(game.record.buried) == BOTTOM_SIZE
+            if opponent == "R13.6" and dealer_side is other:
+                assert game.record.buried == spec.bottom  # R13.6's auto-bury: the bottom received
+    assert shown["strong"] >= 1, shown  # the strong policy did declare in these deals
+    if opponent == "R13.6":
+        assert shown[opponent] == 0  # an away seat never declares
+
+
+def test_the_strong_side_declares_at_every_card_and_buries_once_per_duplicate_pair() -> None:
+    """In each duplicate pair the strong side deals exactly once: one strong bury per deal."""
+    strong = StrongPlayer()
+    result = run_pairing(DEFAULT_RULES, strong, OPPONENTS["careful"], 3, 9)
+    assert result.games == result.audited == 6
+    assert strong.asked["bury"] == 3
+    assert strong.asked["declaration"] >= 6 * 2 * 25
+
+
+def test_the_casual_declaration_is_legal_and_declares() -> None:
+    """The careful player's own declaration policy: every act it shows over some deals R10 accepts, and it
+    does show some."""
+    acts = 0
+    for seed in range(6):
+        spec = make_deal(seed)
+        seats: list[Player] = [CarefulPlayer()] * PLAYERS
+        game = play_game(DEFAULT_RULES, spec, seats)
+        bidding = resolve_declarations(
+            rules=DEFAULT_RULES,
+            level=spec.level,
+            sequence=game.record.declarations,
+            first_hand=False,
+            dealer=spec.dealer,
+        )
+        assert None not in bidding.acts
+        acts += len(game.record.declarations)
+    assert acts >= 1
 
 
 def test_the_progress_line_shows_deals_done_and_the_running_interval(
@@ -210,7 +315,9 @@ def test_a_tiny_live_tournament_reports_the_in_process_figures_and_round_trips(
         m = LINE.match(line)
         assert m is not None and int(m.group("games")) == int(m.group("audited")) == 4
     lines = live.splitlines()
-    assert f"strong side: SuggestPlay at {service.target} (running)" in lines
+    assert (
+        f"strong side: SuggestDeclaration, SuggestBury and SuggestPlay at {service.target} (running)" in lines
+    )
     pattern = r"^strong latency per suggestion \(round trip\): p50 ([\d.]+) ms, p99 ([\d.]+) ms, "
     timings = [re.match(pattern + r"max ([\d.]+) ms over (\d+) suggestions$", line) for line in lines]
     found = [m for m in timings if m]
@@ -224,9 +331,39 @@ def test_a_tiny_live_tournament_reports_the_in_process_figures_and_round_trips(
 def test_service_starts_its_own_server(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--service", "--deals", "2", "--seed", "5", "--opponents", "R13.6"]) == 0
     out = capsys.readouterr().out
-    assert re.search(r"^strong side: SuggestPlay at 127\.0\.0\.1:\d+ \(started here\)$", out, re.M), out
+    started = (
+        r"^strong side: SuggestDeclaration, SuggestBury and SuggestPlay at 127\.0\.0\.1:\d+ \(started here\)$"
+    )
+    assert re.search(started, out, re.M), out
     assert [m.group("games") for m in map(LINE.match, _report(out)) if m] == ["4"], out
     assert "suggestion (round trip): p50" in out
+
+
+def _handled(url: str, method: str) -> float:
+    """The server's count of answered ``method`` calls (``grpc_server_handled_total``, every code)."""
+    with urllib.request.urlopen(url, timeout=10) as response:
+        text = response.read().decode()
+    pattern = rf'^grpc_server_handled_total\{{[^}}]*grpc_method="{method}"[^}}]*\}} ([\d.e+]+)$'
+    return sum(float(m.group(1)) for m in re.finditer(pattern, text, re.M))
+
+
+def test_a_live_whole_hand_tournament_declares_and_buries_through_the_service(
+    service: ServerProcess, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """With ``--target`` every strong declaration and bury is an RPC: the server's own metrics count the
+    SuggestDeclaration and SuggestBury calls the run reports, and every game is audited."""
+    methods = ("SuggestDeclaration", "SuggestBury")
+    before = {m: settled(functools.partial(_handled, service.metrics_url, m)) for m in methods}
+    assert main(["--target", service.target, "--deals", "2", "--seed", "8", "--opponents", "careful"]) == 0
+    out = capsys.readouterr().out
+    m = re.search(r"^strong decisions outside the play: (\d+) declarations asked, (\d+) buries$", out, re.M)
+    assert m is not None, out
+    asked, buried = int(m.group(1)), int(m.group(2))
+    assert asked >= 4 * 2 * 25 and buried == 2  # 4 games, 2 strong seats, 25 cards; one strong bury per deal
+    after = {m: settled(functools.partial(_handled, service.metrics_url, m)) for m in methods}
+    assert after["SuggestDeclaration"] - before["SuggestDeclaration"] == asked
+    assert after["SuggestBury"] - before["SuggestBury"] == buried
+    assert [x.group("audited") for x in map(LINE.match, _report(out)) if x] == ["4"], out
 
 
 @pytest.mark.parametrize("target", ["10.1.2.3:50051", "example.com:443", "127.0.0.1"])
