@@ -19,7 +19,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from itertools import chain
-from typing import Final
 
 from rules_core.cards import NUM_FACES, format_cards
 from rules_core.trump import TrumpContext
@@ -37,22 +36,21 @@ class Shape(StrEnum):
     """Cards of two or more categories: never a legal lead (R4.3)."""
 
 
-@dataclass(slots=True, unsafe_hash=True)
+@dataclass(frozen=True, slots=True)
 class Component:
     """One single, pair or tractor inside a play (R3.1–R3.3).
 
-    An immutable value, through ``Final`` fields (mypy --strict rejects any assignment) rather than
-    ``frozen``, whose ``object.__setattr__`` per field was a measurable part of every check. The single
-    and pair components are shared, built once per context.
+    An immutable value (see ``rules_core.verdicts`` on why frozen, not ``Final`` fields). The single and
+    pair components are shared, built once per context.
     """
 
-    pairs: Final[int]
+    pairs: int
     """0 for a single, 1 for a pair, k for a k-tractor: the component's grade."""
-    top: Final[int]
+    top: int
     """Strength of its strongest rung (R3.7)."""
-    order: Final[int]
+    order: int
     """The top face's total order, to break ties between equal components deterministically (R3.6)."""
-    cards: Final[tuple[int, ...]]
+    cards: tuple[int, ...]
     """Its faces with repeats, strongest first."""
 
     @property
@@ -70,13 +68,13 @@ class Component:
         return format_cards(self.cards)
 
 
-@dataclass(slots=True, unsafe_hash=True)
+@dataclass(frozen=True, slots=True)
 class Decomposition:
     """The canonical split of a set of cards into components (R3.6). Immutable like :class:`Component`."""
 
-    category: Final[int | None]
+    category: int | None
     """The single category of all the cards, or None when they mix categories."""
-    components: Final[tuple[Component, ...]]
+    components: tuple[Component, ...]
     """By grade (most pairs first), then strongest first; weakest last within a grade."""
 
     @property

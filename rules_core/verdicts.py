@@ -3,16 +3,15 @@
 Every check returns :class:`Legal` or :class:`Illegal`. ``Illegal`` carries a :class:`Violation` a
 program can branch on, a message a person can read, and the structure the player was obliged to play.
 
-The verdict types are immutable values: their fields are ``Final`` (mypy --strict rejects any
-assignment). They are not ``frozen`` dataclasses because a frozen one sets each field through
-``object.__setattr__``, which made building the answer most of a throw check's cost.
+The verdict types are immutable values (frozen dataclasses). ``Final`` fields with a plain dataclass
+were tried for speed in the pure build (a frozen one sets each field through ``object.__setattr__``),
+but mypyc makes ``Final`` attributes read-only, so the compiled engine could not build them at all.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Final
 
 from rules_core.shapes import Component, Decomposition
 
@@ -36,43 +35,43 @@ class Violation(StrEnum):
     """The follower held a tractor owed to the lead and did not play it (R5.3 rules 3–4)."""
 
 
-@dataclass(slots=True, unsafe_hash=True)
+@dataclass(frozen=True, slots=True)
 class Beat:
     """Evidence for a failed throw: ``seat`` holds ``cards``, which beat the throw's ``component`` (R4.4)."""
 
-    seat: Final[int]
-    component: Final[Component]
-    cards: Final[tuple[int, ...]]
+    seat: int
+    component: Component
+    cards: tuple[int, ...]
 
 
-@dataclass(slots=True, unsafe_hash=True)
+@dataclass(frozen=True, slots=True)
 class ThrowResult:
     """The outcome of a multi-component lead (R4.4–R4.7). A failed throw is legal: the forced part is led."""
 
-    succeeded: Final[bool]
-    led: Final[tuple[int, ...]]
+    succeeded: bool
+    led: tuple[int, ...]
     """The cards actually led: the whole throw, or only the forced component."""
-    forced: Final[Component | None]
+    forced: Component | None
     """The component that is led instead, when the throw fails."""
-    returned: Final[tuple[int, ...]]
+    returned: tuple[int, ...]
     """The attempted cards that go back to the leader's hand (all revealed to the table)."""
-    evidence: Final[tuple[Beat, ...]]
+    evidence: tuple[Beat, ...]
     """Which seat beats which component of the throw (empty when it succeeds)."""
 
 
-@dataclass(slots=True, unsafe_hash=True)
+@dataclass(frozen=True, slots=True)
 class Legal:
     """A legal play, with its shape; a multi-component lead also carries its throw outcome."""
 
-    play: Final[Decomposition]
-    throw: Final[ThrowResult | None] = None
+    play: Decomposition
+    throw: ThrowResult | None = None
 
 
-@dataclass(slots=True, unsafe_hash=True)
+@dataclass(frozen=True, slots=True)
 class Illegal:
     """An illegal play: a typed reason, a message, and what the player had to play."""
 
-    reason: Final[Violation]
-    message: Final[str]
-    required: Final[tuple[Component, ...]] = ()
+    reason: Violation
+    message: str
+    required: tuple[Component, ...] = ()
     """The structure owed (cards from the player's hand that would satisfy it), when there is one."""

@@ -8,21 +8,26 @@ from __future__ import annotations
 
 import argparse
 
-from rules_core.audit import audit_hand
-from rules_core.cards import format_cards, format_rank
-from rules_core.rules import PRESETS
-from rules_core.selfplay import play_hand
-
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The demo's options."""
     parser.add_argument("--seed", type=int, default=7, help="the deal and every seat's choices")
     parser.add_argument("--level", type=int, choices=range(2, 15), default=2, help="the dealer team's level")
-    parser.add_argument("--rules", choices=sorted(PRESETS), default="default", help="a ruleset preset")
+    parser.add_argument("--rules", default="default", help="a ruleset preset (default, rulebook-000, ...)")
 
 
 def main(args: argparse.Namespace) -> int:
-    """Play and print the hand; 0, or 1 when the audit found a broken rule (an engine bug)."""
+    """Play and print the hand; 0, 1 when the audit found a broken rule (an engine bug), 2 for an unknown
+    preset. rules_core is imported here, not with the CLI: ``serve``'s supervisor must not load the engine
+    before it forks its workers, which choose the build (rules_core.engine)."""
+    from rules_core.audit import audit_hand  # noqa: PLC0415
+    from rules_core.cards import format_cards, format_rank  # noqa: PLC0415
+    from rules_core.rules import PRESETS  # noqa: PLC0415
+    from rules_core.selfplay import play_hand  # noqa: PLC0415
+
+    if args.rules not in PRESETS:
+        print(f"tractor-rules demo: unknown preset {args.rules!r}; one of {', '.join(sorted(PRESETS))}")
+        return 2
     rules = PRESETS[args.rules]
     record = play_hand(seed=args.seed, rules=rules, level=args.level)
     audit = audit_hand(rules, record)

@@ -40,6 +40,8 @@ def test_the_demo_prints_a_whole_hand(seed: int, preset: str) -> None:
     assert re.match(r"attackers scored -?\d+: (dealer_team|attackers) win", lines[-2]), lines[-2]
 
 
-def test_a_level_out_of_range_is_a_usage_error() -> None:
+def test_a_level_out_of_range_or_an_unknown_preset_is_a_usage_error() -> None:
     done = subprocess.run([SCRIPT, "demo", "--level", "15"], capture_output=True, text=True, check=False)
     assert done.returncode == 2 and "--level" in done.stderr
+    done = subprocess.run([SCRIPT, "demo", "--rules", "nope"], capture_output=True, text=True, check=False)
+    assert done.returncode == 2 and "unknown preset 'nope'" in done.stdout
