@@ -280,15 +280,21 @@ def test_a_cancelled_call_leaves_nothing_behind(valid: dict[str, Message]) -> No
 
 
 _CLIENT = """
-import sys, time, grpc
+import sys, threading, grpc
 target, path = sys.argv[1], sys.argv[2]
 data = open(path, "rb").read()
 channel = grpc.insecure_channel(target)
 audit = channel.unary_unary("/tractor.rules.v1.RulesService/AuditHand")
-calls = [audit.future(data, timeout=60) for _ in range(200)]
+def again(_done=None):  # each answered call is replaced: 200 stay in flight until the kill (or 60 s)
+    audit.future(data, timeout=60).add_done_callback(again)
+for _ in range(200):
+    again()
 print("sent", flush=True)
-time.sleep(60)
+threading.Event().wait(60)
 """
+"""A client that keeps 200 calls in flight: the workers' metrics are flushed a few times a second, so
+the in-flight gauge is seen above 0 only while calls stay in flight across flushes; the kill lands
+mid-call."""
 
 
 def _fds(pid: int) -> int:
