@@ -18,12 +18,11 @@ import json
 import random
 import sys
 import time
-import timeit
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 
-from loadtest.stats import median, median_micros
+from loadtest.stats import median, median_micros, quick_micros
 from rules_core.autoplay import suggest_play
 from rules_core.cards import HAND_SIZE, NUM_FACES, Hand, Suit, contains, hand_of, parse_cards
 from rules_core.follow import check_follow
@@ -46,19 +45,6 @@ class Figure:
     name: str
     micros: float
     target: float
-
-
-def quick_micros(
-    call: Callable[[], object],
-    *,
-    repeat: int = 3,
-    budget: float = 0.01,
-    clock: Callable[[], float] = time.perf_counter,
-) -> float:
-    """``median_micros`` for many small positions: batches sized from one call, not ``autorange``."""
-    timer = timeit.Timer(call, timer=clock)
-    number = max(1, int(budget / max(timer.timeit(1), 1e-7)))
-    return median(t / number for t in timer.repeat(repeat, number)) * 1e6
 
 
 def cards(text: str) -> tuple[int, ...]:

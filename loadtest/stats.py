@@ -101,3 +101,16 @@ def median_micros(
     number, _ = timer.autorange()  # at least 0.2 s
     number = max(1, int(number * budget / 0.2))
     return median(t / number for t in timer.repeat(repeat, number)) * 1e6
+
+
+def quick_micros(
+    call: Callable[[], object],
+    *,
+    repeat: int = 3,
+    budget: float = 0.01,
+    clock: Callable[[], float] = time.perf_counter,
+) -> float:
+    """``median_micros`` for many small positions: batches sized from one timed call, not ``autorange``."""
+    timer = timeit.Timer(call, timer=clock)
+    number = max(1, int(budget / max(timer.timeit(1), 1e-7)))
+    return median(t / number for t in timer.repeat(repeat, number)) * 1e6

@@ -78,6 +78,8 @@ MIN_LEVEL: Final = 2
 MAX_LEVEL: Final = 14
 
 E = TypeVar("E", bound=Enum)
+K = TypeVar("K", bound=int)
+P = TypeVar("P")
 
 # --------------------------------------------------------------------------------------------------
 # Inbound: scalars and enums
@@ -317,11 +319,17 @@ POLICIES_OUT: Final = {
 }
 
 
+def _chosen(table: Mapping[K, P], value: K, path: str) -> P:
+    """A policy enum's engine value (unspecified is in each table: the strong one); unknown numbers are
+    INVALID_ARGUMENT naming ``path``."""
+    if value not in table:
+        raise invalid(path, Reason.UNKNOWN_VALUE, f"unknown policy {value}")
+    return table[value]
+
+
 def policy(value: pb.PlayPolicy.ValueType, path: str = "policy") -> Policy:
     """The auto-play policy; unspecified is the strong one."""
-    if value not in _POLICIES:
-        raise invalid(path, Reason.UNKNOWN_VALUE, f"unknown policy {value}")
-    return _POLICIES[value]
+    return _chosen(_POLICIES, value, path)
 
 
 _DECLARATION_POLICIES: Final = {
@@ -346,16 +354,12 @@ BURY_POLICIES_OUT: Final = {
 
 def declaration_policy(value: pb.DeclarationPolicy.ValueType, path: str = "policy") -> DeclarationPolicy:
     """SuggestDeclaration's policy; unspecified is the strong one."""
-    if value not in _DECLARATION_POLICIES:
-        raise invalid(path, Reason.UNKNOWN_VALUE, f"unknown policy {value}")
-    return _DECLARATION_POLICIES[value]
+    return _chosen(_DECLARATION_POLICIES, value, path)
 
 
 def bury_policy(value: pb.BuryPolicy.ValueType, path: str = "policy") -> BuryPolicy:
     """SuggestBury's policy; unspecified is the strong one."""
-    if value not in _BURY_POLICIES:
-        raise invalid(path, Reason.UNKNOWN_VALUE, f"unknown policy {value}")
-    return _BURY_POLICIES[value]
+    return _chosen(_BURY_POLICIES, value, path)
 
 
 def declarations(messages: Sequence[pb.Declaration], path: str) -> list[Shown]:
