@@ -28,7 +28,7 @@ def test_a_short_sweep_writes_the_curve_and_its_knee(
     for light, heavy in zip(table[::2], table[1::2], strict=True):
         # 13 times the offered load: more verdicts answered, whatever the machine's speed
         assert float(heavy["offered_verdicts_per_s"]) == pytest.approx(
-            13 * float(light["offered_verdicts_per_s"])
+            13 * float(light["offered_verdicts_per_s"]), rel=0.01
         )
         assert float(heavy["achieved_verdicts_per_s"]) > float(light["achieved_verdicts_per_s"])
     png = (tmp_path / "capacity.png").read_bytes()
