@@ -155,6 +155,13 @@ class ThrowPenalty(StrEnum):
 MAX_PENALTY_POINTS: Final = 100
 """R16.2: the most one unit of a throw penalty may cost."""
 
+MIN_DECKS: Final = 2
+MAX_DECKS: Final = 4
+"""TABLE (R14): two to four decks."""
+MIN_SEATS: Final = 4
+MAX_SEATS: Final = 8
+"""TABLE (R14): four to eight seats."""
+
 MAX_TABLE_POINTS: Final = 200
 """R8.1: the points in both decks; a take-over score above them only a dig could reach (LEVEL-TABLE)."""
 
@@ -249,6 +256,10 @@ class Rules:
     """NO-BID: R10.8's no-trump, or trump from the bottom (R16.6)."""
     jack_rule: JackRule = JackRule.NONE
     """JACK (勾J, R16.4): the dealer team at J goes back to 2 when dug with a single jack."""
+    decks: int = 2
+    """TABLE (R14): how many 54-card decks are shuffled together, 2..4; every preset plays two."""
+    seats: int = 4
+    """TABLE (R14): how many seats play, 4..8; every preset seats four."""
 
     def __post_init__(self) -> None:
         for name, kind in _FIELD_TYPES.items():
@@ -261,6 +272,8 @@ class Rules:
                 Problem.OUT_OF_RANGE,
                 f"a throw penalty is a multiple of 5 points, 5..{MAX_PENALTY_POINTS}, got {penalty!r}",
             )
+        _check_shape("decks", self.decks, MIN_DECKS, MAX_DECKS)
+        _check_shape("seats", self.seats, MIN_SEATS, MAX_SEATS)
         for level in self.must_play:
             if not isinstance(level, int) or not 2 <= level <= 14:
                 raise InvalidArgumentError(
@@ -286,7 +299,18 @@ _FIELD_TYPES: Final[dict[str, type]] = {
     "follow": FollowRule,
     "jack_rule": JackRule,
     "no_bid": NoBid,
+    "decks": int,
+    "seats": int,
 }
+
+
+def _check_shape(name: str, value: object, low: int, high: int) -> None:
+    """TABLE (R14): a table-shape field is an int (not a bool) in ``low..high``."""
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise InvalidArgumentError(
+            name, Problem.OUT_OF_RANGE, f"{name} must be an int {low}..{high}, got {value!r}"
+        )
+
 
 DEFAULT_RULES: Final = Rules()
 """RULES.md's recommended defaults."""
