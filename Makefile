@@ -162,7 +162,7 @@ $(NODE_CLIENT_MODULES): clients/typescript/package.json clients/typescript/packa
 tournament: $(INSTALLED)  ## strong auto-play vs R13.6, random, greedy and careful, duplicate deals (TOURNAMENT_ARGS)
 	PYTHONPATH=$(CURDIR) $(BIN)/python -m loadtest.tournament $(TOURNAMENT_ARGS)
 
-bench-suggest: $(INSTALLED)  ## CPU per strong suggestion (p50, p99, max; the slowest replayed) over 200 deals vs careful
+bench-suggest: $(INSTALLED)  ## CPU per strong SuggestPlay, SuggestDeclaration and SuggestBury (p50, p99, max) over 200 deals vs careful
 	PYTHONPATH=$(CURDIR) $(BIN)/python -m loadtest.tournament --deals 200 --opponents careful $(TOURNAMENT_ARGS)
 
 

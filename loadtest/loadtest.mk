@@ -20,7 +20,7 @@ LOADTEST_INSTALLED := $(dir $(BIN)).installed-loadtest
 LOADTEST_PY := PYTHONPATH=$(CURDIR) $(BIN)/python
 CORPUS_FILES := loadtest/corpus/000.jsonl.gz loadtest/corpus/003.jsonl.gz loadtest/corpus/stress.jsonl.gz
 
-.PHONY: corpus loadtest loadtest-smoke bench bench-batching capacity loadtest-distributed bench-core bench-servicer bench-metrics
+.PHONY: corpus corpus-answers loadtest loadtest-smoke bench bench-batching capacity loadtest-distributed bench-core bench-servicer bench-metrics
 
 $(LOADTEST_INSTALLED): pyproject.toml | $(INSTALLED)
 	$(BIN)/pip install -q --disable-pip-version-check -e . --group loadtest
@@ -32,6 +32,9 @@ $(CORPUS_FILES) &: loadtest/corpus.py loadtest/replay.py $(wildcard rules_core/*
 
 corpus: $(INSTALLED) $(LOADTEST_INSTALLED)  ## regenerate loadtest/corpus/ from seeded self-play
 	$(LOADTEST_PY) -m loadtest.corpus
+
+corpus-answers: $(INSTALLED) $(LOADTEST_INSTALLED) $(CORPUS_FILES) $(GENERATED)  ## SHA-256 of every corpus answer: run before and after a change, compare
+	$(LOADTEST_PY) -m loadtest.answers
 
 loadtest: $(INSTALLED) $(LOADTEST_INSTALLED) $(CORPUS_FILES) $(GENERATED)  ## step load, LOADTEST_TIME (60s); reports in loadtest/results/
 	$(LOADTEST_PY) -m loadtest.run --time $(LOADTEST_TIME) $(LOADTEST_ARGS)

@@ -199,6 +199,10 @@ class StrongPlayer:
     """The SLOWEST suggestions by CPU, to replay: (seconds, order, context, rules, view, seed), a min-heap."""
     asked: dict[str, int] = field(default_factory=lambda: {"declaration": 0, "bury": 0})
     """How many declaration and bury decisions this player made."""
+    declaration_cpu: list[float] = field(default_factory=list)
+    """CPU seconds per declaration suggestion (one per card a seat receives while the cards are dealt)."""
+    bury_cpu: list[float] = field(default_factory=list)
+    """CPU seconds per bury suggestion."""
 
     @property
     def habits(self) -> Habits:
@@ -209,11 +213,17 @@ class StrongPlayer:
         self, rules: Rules, level: int, seat: int, received: tuple[int, ...], acts: tuple[Declaration, ...]
     ) -> tuple[int, ...]:
         self.asked["declaration"] += 1
-        return strong_declaration(rules, level, seat, received, acts)
+        cpu = time.thread_time()
+        act = strong_declaration(rules, level, seat, received, acts)
+        self.declaration_cpu.append(time.thread_time() - cpu)
+        return act
 
     def bury(self, ctx: TrumpContext, rules: Rules, hand33: Hand, bottom: tuple[int, ...]) -> tuple[int, ...]:
         self.asked["bury"] += 1
-        return strong_bury(ctx, rules, hand33, bottom)
+        cpu = time.thread_time()
+        buried = strong_bury(ctx, rules, hand33, bottom)
+        self.bury_cpu.append(time.thread_time() - cpu)
+        return buried
 
     def __call__(self, ctx: TrumpContext, rules: Rules, view: SeatView, seed: int) -> tuple[int, ...]:
         start, cpu = time.perf_counter(), time.thread_time()
@@ -837,6 +847,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     else:
         print(_latency_line("wall", strong.latencies))
         print(_latency_line("CPU", strong.cpu))
+        for what, spent in (
+            ("SuggestDeclaration CPU", strong.declaration_cpu),
+            ("SuggestBury CPU", strong.bury_cpu),
+        ):
+            if spent:
+                print(_latency_line(what, spent))
         if strong.slowest:
             worst, view = strong.replay_slowest()
             print(

@@ -26,7 +26,8 @@ class Callers:
     ) -> None:
         self.codes: dict[grpc.StatusCode, int] = {}
         self.per_channel = [0] * clients
-        self.failures: list[tuple[float, grpc.StatusCode, str]] = []
+        self.failures: list[tuple[float, float, grpc.StatusCode, str]] = []
+        """(started, ended, code, details) of each failed call, ``time.monotonic()`` seconds."""
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._calls = calls
@@ -42,6 +43,7 @@ class Callers:
             while not self._stop.is_set():
                 method, data = self._calls[turn % len(self._calls)]
                 turn += 1
+                started = time.monotonic()
                 try:
                     channel.unary_unary(method_path(method))(data, timeout=self._timeout)
                     code, details = grpc.StatusCode.OK, ""
@@ -51,7 +53,7 @@ class Callers:
                     self.codes[code] = self.codes.get(code, 0) + 1
                     self.per_channel[index] += 1
                     if code != grpc.StatusCode.OK:
-                        self.failures.append((time.monotonic(), code, details))
+                        self.failures.append((started, time.monotonic(), code, details))
 
     def count(self) -> int:
         """Calls answered so far, whatever the outcome."""

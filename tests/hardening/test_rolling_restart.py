@@ -38,6 +38,8 @@ def test_ten_rolling_restarts_under_load_fail_no_call(tmp_path: Path, valid: dic
     port = server.port
     load = Callers(server.target, CLIENTS, calls, options=OPTIONS, timeout=TIMEOUT)
     served: list[int] = []
+    timeline: list[tuple[str, float]] = [("serving", time.monotonic())]
+    """What happened when (monotonic seconds): the failure message sets the failed calls against it."""
     try:
         for restart in range(1, RESTARTS + 1):
             before = load.count()
@@ -45,12 +47,15 @@ def test_ten_rolling_restarts_under_load_fail_no_call(tmp_path: Path, valid: dic
             while load.count() < before + 50 and time.monotonic() < deadline:
                 time.sleep(0.05)
             served.append(load.count() - before)
+            timeline.append((f"stop {restart}", time.monotonic()))
             assert server.stop(15) == 0
+            timeline.append((f"stopped {restart}", time.monotonic()))
             server = ServerProcess(*FLAGS, "--port", str(port), metrics_dir=tmp_path / f"m{restart}")
+            timeline.append((f"serving {restart}", time.monotonic()))
         time.sleep(0.5)
     finally:
         load.stop()
         server.stop(15)
     print(f"rolling restarts: {load.codes}; calls between restarts {served}")
-    assert load.failures == [], load.failures
+    assert load.failures == [], (load.failures, timeline)
     assert all(count >= 50 for count in served), served  # every server generation was called

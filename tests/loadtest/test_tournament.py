@@ -61,7 +61,7 @@ def test_a_tiny_tournament_reports_every_pairing(capsys: pytest.CaptureFixture[s
         low, mean, high = (float(m.group(k)) for k in ("low", "mean", "high"))
         assert low <= mean <= high
         assert 0 <= int(m.group("better")) <= 100
-    for what in ("wall", "CPU"):
+    for what in ("wall", "CPU", "SuggestDeclaration CPU", "SuggestBury CPU"):  # all three RPCs' costs
         pattern = rf"^strong latency per suggestion \({what}\): p50 [\d.]+ ms, p99 [\d.]+ ms, max [\d.]+ ms"
         assert any(re.match(pattern, line) for line in out), out
     replayed = (
