@@ -33,9 +33,11 @@ from typing import Any, Final
 import grpc
 
 from loadtest.bench import Client, closed_loop, echo_handlers, load_replies
+from loadtest.bench_servicer import mix_costs
 from loadtest.replay import Call
 from loadtest.server import LOOPBACK, ROOT, ServerProcess, pinned, process_tree_cpu, python_env
 from loadtest.stats import median
+from rules_core import ENGINE
 from tractor.rules.v1 import rules_service_pb2 as pb
 
 RUNGS: Final = ("echo", "echo+protobuf", "servicer", "+interceptor", "+metrics")
@@ -234,6 +236,18 @@ async def ladder(
             f"  {name:<23} {per_core[name]:8.0f}  ({per_core[name] / unary:.1f} × unary, "
             f"{per_core[name] / (1e6 / echo):.1f} × echo)"
         )
+    lines.extend(_beside_the_engine(plays, per_core))
+    return lines
+
+
+def _beside_the_engine(plays: Sequence[Call], per_core: dict[str, float]) -> list[str]:
+    """Each verdict's server CPU against what the rules engine alone spends on it, in this process: what
+    is left of the service's overhead once batching has spread the per-call costs."""
+    engine = mix_costs([(call.method, call.request) for call in plays]).engine
+    lines = [f"server CPU per verdict against the rules engine's own {engine:.0f} µs (in process, {ENGINE}):"]
+    for name in ("service", *(f"service, {size} per batch" for size in BATCH_SIZES)):
+        verdict = 1e6 / per_core[name]
+        lines.append(f"  {name:<23} {verdict:6.0f} µs  {verdict / engine:4.2f} × the engine")
     return lines
 
 

@@ -29,12 +29,16 @@ OPTIONS = [
     ("grpc.service_config", json.dumps(SERVICE_CONFIG)),
     ("grpc.initial_reconnect_backoff_ms", 100),
     ("grpc.max_reconnect_backoff_ms", 300),
+    # gRPC core gives a connection attempt at least this long (default 20 s, this test's deadline): one
+    # that reaches a stopping worker's listen queue after its server stopped accepting gets no HTTP/2
+    # SETTINGS until that worker exits; abandon it after a second and reconnect, as a client would.
+    ("grpc.min_reconnect_backoff_ms", 1000),
 ]
 
 
 def test_ten_rolling_restarts_under_load_fail_no_call(tmp_path: Path, valid: dict[str, Message]) -> None:
     calls = [(method, request.SerializeToString()) for method, request in sorted(valid.items())]
-    server = ServerProcess(*FLAGS, metrics_dir=tmp_path / "m0")
+    server = ServerProcess(*FLAGS, metrics_dir=tmp_path / "m0", log_path=tmp_path / "server0.log")
     port = server.port
     load = Callers(server.target, CLIENTS, calls, options=OPTIONS, timeout=TIMEOUT)
     served: list[int] = []
@@ -50,12 +54,18 @@ def test_ten_rolling_restarts_under_load_fail_no_call(tmp_path: Path, valid: dic
             timeline.append((f"stop {restart}", time.monotonic()))
             assert server.stop(15) == 0
             timeline.append((f"stopped {restart}", time.monotonic()))
-            server = ServerProcess(*FLAGS, "--port", str(port), metrics_dir=tmp_path / f"m{restart}")
+            server = ServerProcess(
+                *FLAGS,
+                "--port",
+                str(port),
+                metrics_dir=tmp_path / f"m{restart}",
+                log_path=tmp_path / f"server{restart}.log",
+            )
             timeline.append((f"serving {restart}", time.monotonic()))
         time.sleep(0.5)
     finally:
         load.stop()
         server.stop(15)
     print(f"rolling restarts: {load.codes}; calls between restarts {served}")
-    assert load.failures == [], (load.failures, timeline)
+    assert load.failures == [], (load.failures, timeline, f"each server's log: {tmp_path}/server*.log")
     assert all(count >= 50 for count in served), served  # every server generation was called
