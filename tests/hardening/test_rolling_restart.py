@@ -29,9 +29,9 @@ OPTIONS = [
     ("grpc.service_config", json.dumps(SERVICE_CONFIG)),
     ("grpc.initial_reconnect_backoff_ms", 100),
     ("grpc.max_reconnect_backoff_ms", 300),
-    # gRPC core gives a connection attempt at least this long (default 20 s, this test's deadline): one
-    # that reaches a stopping worker's listen queue after its server stopped accepting gets no HTTP/2
-    # SETTINGS until that worker exits; abandon it after a second and reconnect, as a client would.
+    # gRPC core gives a connection attempt at least this long (default 20 s, this test's deadline). One
+    # that the kernel queues on a stopping worker's listening socket can wait for HTTP/2 SETTINGS until
+    # that worker exits (the suspected cause of a rare DEADLINE_EXCEEDED here): give up after a second.
     ("grpc.min_reconnect_backoff_ms", 1000),
 ]
 
