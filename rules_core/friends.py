@@ -29,8 +29,25 @@ from typing import Final
 
 from rules_core.cards import NUM_FACES, POINTS, format_card, rank_of
 from rules_core.errors import InvalidArgumentError, Problem
-from rules_core.rules import FriendLimit, LevelTable, MultipleJoin, Partners, Rules, deck_table
-from rules_core.settlement import Side, capped_level, check_int, level_gain, must_play_levels
+from rules_core.rules import (
+    FriendLimit,
+    JackRule,
+    LevelTable,
+    MultipleJoin,
+    Partners,
+    Rules,
+    ThrowPenalty,
+    deck_table,
+)
+from rules_core.settlement import (
+    JACK,
+    FailedThrow,
+    Side,
+    capped_level,
+    check_int,
+    must_play_levels,
+    penalised_gain,
+)
 from rules_core.trump import TRUMP, TrumpContext
 
 ACE: Final = 14
@@ -102,6 +119,9 @@ class SeatResult:
     """Levels its side earned for it (the table and any small-team bonus) before the caps; 0 for a loser."""
     level_after: int | None
     """The seat's new level; None past A (the game is over, R9.6)."""
+    gained: int
+    """Levels actually gained: the new level less the one the seat played from (2 after the jack rule);
+    past A, as if A were not a cap."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,7 +129,7 @@ class TableSettlement:
     """The outcome of one hand on any table (R15.8–R15.13)."""
 
     score: int
-    """The attackers' final points (R15.8, R15.9)."""
+    """The attackers' final points (R15.8, R15.9) with the failed-throw penalties (R16.2): maybe below 0."""
     winner_side: Side
     g: int
     """Levels the table gives the winning side at this score (R15.10), before bonus and caps."""
@@ -124,6 +144,10 @@ class TableSettlement:
     next_level: int | None
     """The next dealer's new level, the next hand's L; None when the game is over."""
     game_over: bool
+    throw_penalty: int = 0
+    """R16.2: the points the failed throws moved, by the throwers' final sides."""
+    back_to_two: bool = False
+    """R16.4: the dealer's side was reset to 2 before its level changes."""
 
 
 def call_count(rules: Rules) -> int:
@@ -301,23 +325,43 @@ def settle_table(
     calls: Sequence[FriendCall],
     tricks: Sequence[Trick],
     dig_points: int = 0,
+    failed_throws: Sequence[FailedThrow] = (),
 ) -> TableSettlement:
     """R15.8–R15.13: settle a whole hand: each seat's side, the score, and each seat's level change.
 
     ``levels`` are the seats' levels before the hand (``levels[dealer]`` is the hand's L, ``ctx.level``);
     ``dig_points`` is the bottom's points times the dig multiplier (R8.3–R8.5), counted only when the
-    attackers win the last trick. Under fixed partners the calls are empty.
+    attackers win the last trick; ``failed_throws`` are the hand's failed throws (R16.2), read by the
+    throwers' final sides. The jack rule (R16.4) is read off the last trick. Under fixed partners the
+    calls are empty.
     """
     _check_levels(rules.seats, dealer, levels, ctx)
     if not tricks:
         raise InvalidArgumentError("tricks", Problem.MISSING, "a hand to settle has its tricks")
     final = replay_sides(rules, ctx, dealer, calls, tricks)[-1]
-    score = final_score(final, tricks, dig_points)
-    table = deck_table(rules.level_table, rules.decks)
-    small = len(final.dealer_side) < 1 + len(calls)
-    return _settle(
-        rules, table, dealer=dealer, levels=levels, side=final.dealer_side, score=score, small=small
+    side = final.dealer_side
+    penalty = _throw_penalty(rules, side, failed_throws)
+    hand = _Hand(
+        dealer=dealer,
+        side=side,
+        score=final_score(final, tricks, dig_points) + penalty,
+        small=len(side) < 1 + len(calls),
+        penalty=penalty,
+        reset=_back_to_two(rules, ctx, side, tricks[-1]),
     )
+    return _settle(rules, deck_table(rules.level_table, rules.decks), levels, hand)
+
+
+@dataclass(frozen=True, slots=True)
+class _Hand:
+    """What the settlement needs of the hand's record: the final sides and the score."""
+
+    dealer: int
+    side: frozenset[int]
+    score: int
+    small: bool
+    penalty: int
+    reset: bool
 
 
 def _check_levels(seats: int, dealer: int, levels: Sequence[int], ctx: TrumpContext) -> None:
@@ -333,47 +377,83 @@ def _check_levels(seats: int, dealer: int, levels: Sequence[int], ctx: TrumpCont
         )
 
 
-def _settle(
-    rules: Rules,
-    table: LevelTable,
-    *,
-    dealer: int,
-    levels: Sequence[int],
-    side: frozenset[int],
-    score: int,
-    small: bool,
-) -> TableSettlement:
-    """R15.10–R15.13 from the final sides and score."""
-    dealer_won = score < table.take_over
-    g = level_gain(score, table)
-    bonus = dealer_won and small and rules.small_team_bonus
-    caps = must_play_levels(rules)
-    results = []
-    for seat, level in enumerate(levels):
-        on_side = seat in side
-        gain = g + (1 if bonus else 0) if on_side == dealer_won else 0
-        after = capped_level(must_play=caps, level=level, gain=gain, was_dealer=dealer_won)
-        results.append(
-            SeatResult(
-                side=Side.DEALER_TEAM if on_side else Side.ATTACKERS,
-                level_before=level,
-                gain=gain,
-                level_after=None if after > ACE else after,
-            )
+def _throw_penalty(rules: Rules, side: frozenset[int], failed: Sequence[FailedThrow]) -> int:
+    """R16.2 on any table: each failure costs its thrower's final side (the attackers' points go down for an
+    attacker's, up for one of the dealer's side); 0 under NONE, the throws checked all the same."""
+    most = NUM_FACES * rules.decks // rules.seats
+    if len(failed) > most:
+        raise InvalidArgumentError(
+            "failed_throws", Problem.BAD_SIZE, f"a hand has at most {most} failed throws"
         )
-    seats = rules.seats
-    next_dealer = next(
-        s for s in ((dealer + o) % seats for o in range(1, seats + 1)) if (s in side) == dealer_won
+    total = 0
+    for i, attempt in enumerate(failed):
+        check_int(f"failed_throws[{i}].seat", attempt.seat, high=rules.seats - 1)
+        check_int(f"failed_throws[{i}].cards", attempt.cards, low=2, high=most)
+        units = attempt.cards if rules.throw_penalty is ThrowPenalty.PER_CARD else 1
+        cost = units * rules.throw_penalty_points
+        total += cost if attempt.seat in side else -cost
+    return 0 if rules.throw_penalty is ThrowPenalty.NONE else total
+
+
+def _back_to_two(rules: Rules, ctx: TrumpContext, side: frozenset[int], last: Trick) -> bool:
+    """R16.4 on any table: at level J, a seat ending on the attacking side won the last trick with a jack."""
+    won_with = next(play.cards for play in last.plays if play.seat == last.winner)
+    return (
+        rules.jack_rule is JackRule.SINGLE_JACK
+        and ctx.level == JACK
+        and last.winner not in side
+        and len(won_with) == 1
+        and rank_of(won_with[0]) == JACK
     )
+
+
+def _settle(rules: Rules, table: LevelTable, levels: Sequence[int], hand: _Hand) -> TableSettlement:
+    """R15.10–R15.13 from the final sides and score."""
+    dealer_won = hand.score < table.take_over
+    g = penalised_gain(hand.score, table)
+    bonus = dealer_won and hand.small and rules.small_team_bonus
+    results = tuple(
+        _seat_result(
+            rules,
+            level,
+            seat in hand.side,
+            dealer_won=dealer_won,
+            gain=g + (1 if bonus else 0),
+            reset=hand.reset,
+        )
+        for seat, level in enumerate(levels)
+    )
+    seats = rules.seats
+    following = ((hand.dealer + offset) % seats for offset in range(1, seats + 1))
+    next_dealer = next(seat for seat in following if (seat in hand.side) == dealer_won)
     return TableSettlement(
-        score=score,
+        score=hand.score,
         winner_side=Side.DEALER_TEAM if dealer_won else Side.ATTACKERS,
         g=g,
-        small_team=small,
+        small_team=hand.small,
         bonus=bonus,
-        seats=tuple(results),
-        dealer_side=side,
+        seats=results,
+        dealer_side=hand.side,
         next_dealer=next_dealer,
         next_level=results[next_dealer].level_after,
         game_over=any(result.level_after is None for result in results),
+        throw_penalty=hand.penalty,
+        back_to_two=hand.reset,
+    )
+
+
+def _seat_result(
+    rules: Rules, level: int, on_side: bool, *, dealer_won: bool, gain: int, reset: bool
+) -> SeatResult:
+    """R15.11: one seat's new level: the winners gain from their own level (2 for the dealer's side after the
+    jack rule) under the must-play caps, the losers keep theirs."""
+    start = 2 if reset and on_side else level
+    earned = gain if on_side == dealer_won else 0
+    after = capped_level(must_play=must_play_levels(rules), level=start, gain=earned, was_dealer=dealer_won)
+    return SeatResult(
+        side=Side.DEALER_TEAM if on_side else Side.ATTACKERS,
+        level_before=level,
+        gain=earned,
+        level_after=None if after > ACE else after,
+        gained=after - start,
     )

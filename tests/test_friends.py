@@ -29,13 +29,16 @@ from rules_core.friends import (
 from rules_core.rules import (
     DEFAULT_RULES,
     SEEDS_TABLE,
+    EndRule,
+    JackRule,
     LevelTable,
     MultipleJoin,
     Partners,
     Rules,
+    ThrowPenalty,
     deck_table,
 )
-from rules_core.settlement import capped_level, must_play_levels, settle_hand
+from rules_core.settlement import FailedThrow, capped_level, must_play_levels, settle_hand
 from rules_core.trump import TrumpContext, trump_context
 from rules_core.verdicts import Legal
 
@@ -76,6 +79,9 @@ def _answer(case: Case) -> dict[str, Any]:
                 calls=_calls(case),
                 tricks=_tricks(case),
                 dig_points=given_.get("dig_points", 0),
+                failed_throws=[
+                    FailedThrow(entry["seat"], entry["cards"]) for entry in given_.get("failed_throws", [])
+                ],
             )
         )
     return answer
@@ -100,6 +106,8 @@ def _settlement(result: TableSettlement) -> dict[str, Any]:
         "next_dealer": result.next_dealer,
         "next_level": _rank(result.next_level),
         "game_over": result.game_over,
+        "throw_penalty": result.throw_penalty,
+        "back_to_two": result.back_to_two,
     }
 
 
@@ -248,48 +256,82 @@ def test_the_level_table_scales_with_the_decks() -> None:
 LEVELS = st.integers(min_value=2, max_value=14)
 
 
+FOUR_SEAT_RULES = st.builds(
+    Rules,
+    must_play=st.frozensets(LEVELS, max_size=3),
+    end=st.sampled_from(EndRule),
+    throw_penalty=st.sampled_from(ThrowPenalty),
+    jack_rule=st.sampled_from(JackRule),
+)
+THROWS = st.lists(st.builds(FailedThrow, st.integers(0, 3), st.integers(2, 25)), max_size=4)
+
+
 @given(
-    dealer_level=LEVELS,
+    rules=FOUR_SEAT_RULES,
+    dealer_level=st.sampled_from([11, 11, *range(2, 15)]),
     attacker_level=LEVELS,
     score=st.integers(0, 80).map(lambda n: n * 5),
     dealer=st.integers(0, 3),
+    winning_card=st.sampled_from(["S2", "SK", "DJ", "HJ"]),
+    failed=THROWS,
 )
 def test_fixed_partners_at_four_seats_settle_as_today(
-    dealer_level: int, attacker_level: int, score: int, dealer: int
+    *,
+    rules: Rules,
+    dealer_level: int,
+    attacker_level: int,
+    score: int,
+    dealer: int,
+    winning_card: str,
+    failed: list[FailedThrow],
 ) -> None:
-    """R15.1: four seats, two decks, fixed partners is R9: the same levels, winner and next dealer."""
+    """R15.1, R15.14: four seats, two decks, fixed partners settle as R9 and R16 do today: the same score,
+    penalty, jack reset, levels, winner and next dealer."""
     levels = [attacker_level] * 4
     levels[dealer] = levels[(dealer + 2) % 4] = dealer_level
-    trick_points = 10 if score >= 10 else 0
-    cards = ["S3", "SK" if trick_points else "S2", "S4", "S6"]  # the next seat, an attacker, takes it
+    if score < POINTS[parse_card(winning_card)]:
+        winning_card = "S2"
+    cards = ["S3", winning_card, "S4", "S6"]  # the next seat, an attacker, takes the last trick
     last = Trick(
         tuple(Play((dealer + i) % 4, (parse_card(card),)) for i, card in enumerate(cards)), (dealer + 1) % 4
     )
     ours = settle_table(
-        DEFAULT_RULES,
+        rules,
         trump_context(dealer_level, None),
         dealer=dealer,
         levels=levels,
         calls=(),
         tricks=(last,),
-        dig_points=score - trick_points,
+        dig_points=score - POINTS[parse_card(winning_card)],
+        failed_throws=failed,
     )
     today = settle_hand(
-        rules=DEFAULT_RULES,
+        rules=rules,
         dealer_seat=dealer,
         dealer_level=dealer_level,
         attacker_level=attacker_level,
         score=score,
+        failed_throws=failed,
+        last_trick_win=((dealer + 1) % 4, (parse_card(winning_card),)),
     )
-    assert (ours.score, ours.winner_side, ours.g, ours.next_dealer, ours.next_level) == (
-        score,
+    assert (ours.score, ours.throw_penalty, ours.back_to_two) == (
+        score + today.throw_penalty,
+        today.throw_penalty,
+        today.back_to_two,
+    )
+    assert (ours.winner_side, ours.g, ours.next_dealer, ours.next_level, ours.game_over) == (
         today.winner_side,
         today.g,
         today.next_dealer,
         today.next_level,
+        today.game_over,
     )
-    assert ours.seats[dealer].level_after == today.dealer_level_after
+    assert [seat.level_after for seat in ours.seats[dealer::2]] == [today.dealer_level_after] * len(
+        ours.seats[dealer::2]
+    )
     assert ours.seats[(dealer + 1) % 4].level_after == today.attacker_level_after
+    winners = [seat for seat in ours.seats if seat.gain]
+    assert all(seat.gained == today.g_eff for seat in winners)
 
 
 # --- a brute-force replay, copy by copy ---------------------------------------------------------------
