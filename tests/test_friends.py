@@ -12,7 +12,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from worked_cases import Case, cases, context_for, table_rules_for
 
-from rules_core.cards import NUM_FACES, POINTS, format_rank, hand_of, parse_card, parse_cards, parse_rank
+from rules_core.cards import (
+    NUM_FACES,
+    POINTS,
+    format_rank,
+    hand_of,
+    parse_card,
+    parse_cards,
+    parse_rank,
+    rank_of,
+)
 from rules_core.errors import InvalidArgumentError, Problem
 from rules_core.follow import check_follow
 from rules_core.friends import (
@@ -348,6 +357,7 @@ class Deal:
     tricks: tuple[Trick, ...]
     levels: tuple[int, ...]
     dig_points: int
+    failed: tuple[FailedThrow, ...]
 
 
 @st.composite
@@ -367,6 +377,8 @@ def deals(draw: st.DrawFn) -> Deal:
         multiple_join=draw(st.sampled_from(MultipleJoin)),
         small_team_bonus=draw(st.booleans()),
         friend_calls=draw(st.none() | st.integers(0, seats - 2)),
+        throw_penalty=draw(st.sampled_from(ThrowPenalty)),
+        jack_rule=draw(st.sampled_from(JackRule)),
     )
     rng = random.Random(draw(st.integers(0, 2**32)))
     deck = [face for face in rng.sample(range(NUM_FACES), 6) for _ in range(decks)]  # few faces: many copies
@@ -377,10 +389,18 @@ def deals(draw: st.DrawFn) -> Deal:
     faces = sorted(set(deck))
     pool = [FriendCall(face, copy) for face in faces for copy in range(1, decks + 1)]
     calls = tuple(rng.sample(pool, call_count(rules)))
-    levels = tuple(draw(st.lists(LEVELS, min_size=seats, max_size=seats)))
-    ctx = trump_context(levels[dealer], None)
+    levels = list(draw(st.lists(LEVELS, min_size=seats, max_size=seats)))
+    levels[dealer] = draw(st.sampled_from([11, 11, levels[dealer]]))  # J often: the jack rule (R16.4)
+    failed = draw(st.lists(st.builds(FailedThrow, st.integers(0, seats - 1), st.integers(2, 6)), max_size=3))
     return Deal(
-        rules, ctx, dealer, calls, _play_out(rng, hands, dealer), levels, 5 * draw(st.integers(0, 40))
+        rules,
+        trump_context(levels[dealer], None),
+        dealer,
+        calls,
+        _play_out(rng, hands, dealer),
+        tuple(levels),
+        5 * draw(st.integers(0, 40)),
+        tuple(failed),
     )
 
 
@@ -438,10 +458,11 @@ def brute_replay(deal: Deal) -> list[tuple[frozenset[int], list[tuple[int, int, 
 
 def brute_gain(score: int, table: LevelTable) -> int:
     """R16.1 by counting thresholds: below the take-over, the steps still between the score and it (and
-    one more at 0); from it, the step lines at or below the score past the dead zone."""
+    one more at 0, and one more for every step started below 0, R16.2); from it, the step lines at or
+    below the score past the dead zone."""
     step, take_over = table.step_points, table.take_over
-    if score == 0:
-        return table.take_over_steps + 1
+    if score <= 0:
+        return table.take_over_steps + 1 + len(range(0, score, -step))  # the lines 0, -step, … above it
     if score < take_over:
         return sum(1 for line in range(step, take_over + 1, step) if line > score)
     return sum(1 for line in range(take_over + table.dead_zone_steps * step, score + 1, step))
@@ -467,26 +488,48 @@ def test_replay_agrees_with_a_copy_by_copy_reading(deal: Deal) -> None:
         calls=deal.calls,
         tricks=deal.tricks,
         dig_points=deal.dig_points,
+        failed_throws=deal.failed,
     )
     side, _, points = brute[-1]
-    score = points + (deal.dig_points if deal.tricks[-1].winner not in side else 0)
-    table = LevelTable(40, 2, 1) if deal.rules.decks == 2 else deck_table(SEEDS_TABLE, deal.rules.decks)
-    assert table.step_points == 20 * deal.rules.decks
+    rules, last = deal.rules, deal.tricks[-1]
+    unit = {ThrowPenalty.NONE: 0, ThrowPenalty.PER_ATTEMPT: 10, ThrowPenalty.PER_CARD: 10}[
+        rules.throw_penalty
+    ]
+    penalty = sum(
+        unit
+        * (f.cards if rules.throw_penalty is ThrowPenalty.PER_CARD else 1)
+        * (1 if f.seat in side else -1)
+        for f in deal.failed
+    )
+    score = points + (deal.dig_points if last.winner not in side else 0) + penalty
+    table = LevelTable(20 * rules.decks, 2, 1)  # rbtying: 20 points a deck, two steps, one dead step
     dealer_won = score < table.take_over
-    small = deal.rules.partners is Partners.FRIENDS and len(side) < 1 + len(deal.calls)
-    gain = brute_gain(score, table) + (dealer_won and small and deal.rules.small_team_bonus)
+    small = rules.partners is Partners.FRIENDS and len(side) < 1 + len(deal.calls)
+    gain = brute_gain(score, table) + (dealer_won and small and rules.small_team_bonus)
+    (won_with,) = [play.cards for play in last.plays if play.seat == last.winner]
+    reset = (
+        rules.jack_rule is JackRule.SINGLE_JACK
+        and deal.ctx.level == 11
+        and last.winner not in side
+        and [rank_of(face) for face in won_with] == [11]
+    )
     expected = [
         capped_level(
-            must_play=must_play_levels(deal.rules),
-            level=level,
+            must_play=must_play_levels(rules),
+            level=2 if reset and seat in side else level,
             gain=gain if (seat in side) == dealer_won else 0,
             was_dealer=dealer_won,
         )
         for seat, level in enumerate(deal.levels)
     ]
-    assert (result.score, result.small_team) == (score, small)
+    assert (result.score, result.small_team, result.throw_penalty, result.back_to_two) == (
+        score,
+        small,
+        penalty,
+        reset,
+    )
     assert [seat.level_after for seat in result.seats] == [
         None if level > 14 else level for level in expected
     ]
-    following = [(deal.dealer + o) % deal.rules.seats for o in range(1, deal.rules.seats + 1)]
+    following = [(deal.dealer + o) % rules.seats for o in range(1, rules.seats + 1)]
     assert result.next_dealer == next(seat for seat in following if (seat in side) == dealer_won)
