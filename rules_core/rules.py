@@ -162,6 +162,39 @@ MIN_SEATS: Final = 4
 MAX_SEATS: Final = 8
 """TABLE (R14): four to eight seats."""
 
+
+class Partners(StrEnum):
+    """PARTNERS (R15.1): how the seats form the two sides of a hand."""
+
+    FIXED = "FIXED"
+    """Every other seat is the dealer's partner (R1.5 at four seats); an even table only (every preset)."""
+    FRIENDS = "FRIENDS"
+    """The dealer calls friend cards and whoever plays a called copy joins his side (找朋友)."""
+
+
+class FriendLimit(StrEnum):
+    """FRIEND-LIMITS (R15.4): a kind of card the dealer may not call as a friend card."""
+
+    TRUMPS = "TRUMPS"
+    """Jokers, level cards and the trump suit (rbtying/shengji's default)."""
+    TOP = "TOP"
+    """The strongest card of its category: a plain suit's A (K at level A), BJ among trumps."""
+    POINTS = "POINTS"
+    """5, 10 and K; a K stays callable at level A, where it tops its plain suit."""
+
+
+class MultipleJoin(StrEnum):
+    """MULTIPLE-JOIN (R15.6): a called copy played by a seat already on the dealer's side."""
+
+    SPENT = "SPENT"
+    """The copy uses the call up and nobody joins: the dealer's side stays smaller (rbtying's default)."""
+    PASSES_ON = "PASSES_ON"
+    """The call waits for the next copy played by a seat outside the side (rbtying's ``NoDoubleJoin``)."""
+
+
+DEFAULT_FRIEND_LIMITS: Final = frozenset({FriendLimit.TRUMPS})
+"""R15.4: trumps may not be called, everything else may (rbtying/shengji's default)."""
+
 MAX_TABLE_POINTS: Final = 200
 """R8.1: the points in both decks; a take-over score above them only a dig could reach (LEVEL-TABLE)."""
 
@@ -260,6 +293,16 @@ class Rules:
     """TABLE (R14): how many 54-card decks are shuffled together, 2..4; every preset plays two."""
     seats: int = 4
     """TABLE (R14): how many seats play, 4..8; every preset seats four."""
+    partners: Partners = Partners.FIXED
+    """PARTNERS (R15.1): fixed partners (every preset) or finding friends."""
+    friend_calls: int | None = None
+    """R15.2: how many friends the dealer calls under FRIENDS, 0..seats - 2; None: seats // 2 - 1."""
+    friend_limits: frozenset[FriendLimit] = DEFAULT_FRIEND_LIMITS
+    """FRIEND-LIMITS (R15.4): the kinds of card that may not be called."""
+    multiple_join: MultipleJoin = MultipleJoin.SPENT
+    """MULTIPLE-JOIN (R15.6): what a called copy does in the hand of a seat already on the dealer's side."""
+    small_team_bonus: bool = True
+    """SMALL-TEAM-BONUS (R15.12): a winning dealer's side smaller than called gains one more level."""
 
     def __post_init__(self) -> None:
         for name, kind in _FIELD_TYPES.items():
@@ -274,6 +317,7 @@ class Rules:
             )
         _check_shape("decks", self.decks, MIN_DECKS, MAX_DECKS)
         _check_shape("seats", self.seats, MIN_SEATS, MAX_SEATS)
+        _check_friends(self)
         for level in self.must_play:
             if not isinstance(level, int) or not 2 <= level <= 14:
                 raise InvalidArgumentError(
@@ -301,6 +345,10 @@ _FIELD_TYPES: Final[dict[str, type]] = {
     "no_bid": NoBid,
     "decks": int,
     "seats": int,
+    "partners": Partners,
+    "friend_limits": frozenset,
+    "multiple_join": MultipleJoin,
+    "small_team_bonus": bool,
 }
 
 
@@ -310,6 +358,70 @@ def _check_shape(name: str, value: object, low: int, high: int) -> None:
         raise InvalidArgumentError(
             name, Problem.OUT_OF_RANGE, f"{name} must be an int {low}..{high}, got {value!r}"
         )
+
+
+def _check_friends(rules: Rules) -> None:
+    """R15.2, R15.4, R15.10: the finding-friends options fit the table, and the level table its decks."""
+    calls = rules.friend_calls
+    if calls is not None and (isinstance(calls, bool) or not isinstance(calls, int)):
+        raise TypeError("friend_calls must be an int or None")
+    if calls is not None and not 0 <= calls <= rules.seats - 2:
+        raise InvalidArgumentError(
+            "friend_calls",
+            Problem.OUT_OF_RANGE,
+            f"{rules.seats} seats call 0..{rules.seats - 2} friends (one seat at least attacks), got {calls}",
+        )
+    if not all(isinstance(limit, FriendLimit) for limit in rules.friend_limits):
+        raise TypeError("friend_limits must hold FriendLimit values")
+    deck_table(rules.level_table, rules.decks)
+
+
+@dataclass(frozen=True, slots=True)
+class DeckLevelTable(LevelTable):
+    """R15.10: LEVEL-TABLE scaled to more than two decks; only :func:`deck_table` builds one.
+
+    Its bounds are those of its decks' points (100 a deck, R8.1) instead of the two decks' 200.
+    """
+
+    decks: int = MIN_DECKS
+    """The decks the table was scaled to, 3..4."""
+
+    def __post_init__(self) -> None:
+        points = DECK_POINTS * self.decks
+        if self.step_points % 5 or not 5 <= self.step_points <= points or self.take_over > points:
+            raise InvalidArgumentError(
+                "level_table.step_points",
+                Problem.INCONSISTENT,
+                f"a step of {self.step_points} points does not fit {self.decks} decks",
+            )
+
+
+DECK_POINTS: Final = MAX_TABLE_POINTS // MIN_DECKS
+"""R8.1: the points of one deck."""
+
+
+def deck_table(table: LevelTable, decks: int) -> LevelTable:
+    """R15.10: the level table for ``decks`` decks: every step scaled by decks / 2 (rbtying: 20 points a
+    deck for the seeds' 40). Two decks give ``table`` itself, so today's answers cannot change.
+
+    >>> deck_table(SEEDS_TABLE, 3).step_points, deck_table(SEEDS_TABLE, 4).take_over
+    (60, 160)
+    """
+    if decks == MIN_DECKS:
+        return table
+    if table.step_points * decks % (2 * 5):
+        raise InvalidArgumentError(
+            "level_table.step_points",
+            Problem.INCONSISTENT,
+            f"a step of {table.step_points} points scaled to {decks} decks is "
+            f"{table.step_points * decks / 2:g}, not a multiple of 5 (R8.1)",
+        )
+    return DeckLevelTable(
+        step_points=table.step_points * decks // 2,
+        take_over_steps=table.take_over_steps,
+        dead_zone_steps=table.dead_zone_steps,
+        decks=decks,
+    )
 
 
 DEFAULT_RULES: Final = Rules()

@@ -165,6 +165,17 @@ def _gain(score: int, table: LevelTable) -> int:
     return table.take_over_steps + 1 + (step - 1 - score) // step  # R16.2: 0, then one per step below
 
 
+def penalised_gain(score: int, table: LevelTable) -> int:
+    """R9.1 at a final score that failed-throw penalties (R16.2) may have taken below zero; the N-seat
+    settlement (R15) reads it as :func:`settle_hand` does.
+
+    >>> penalised_gain(-45, SEEDS_TABLE), penalised_gain(120, SEEDS_TABLE)
+    (5, 1)
+    """
+    check_int("score", score, low=-(10**12))
+    return _gain(score, table)
+
+
 def score_coefficient(score: int, *, g_eff: int | None = None, table: LevelTable = SEEDS_TABLE) -> int:
     """R12.5: the Tao Dou coefficient K, 1..12: levels gained + 1, capped at 12 and at ``g_eff + 1``.
 

@@ -21,7 +21,7 @@ from rules_core.verdicts import Illegal, Legal, Violation
 CTX = trump_context(5, Suit.H)  # spades plain, hearts trump
 TESTED_AREAS = {
     "order", "lead", "throw", "follow", "trick", "ruff", "dig",
-    "settle", "taodou", "penalty", "autolead", "declare", "bury",
+    "settle", "taodou", "penalty", "autolead", "declare", "bury", "friends",
 }  # fmt: skip
 
 
@@ -36,7 +36,7 @@ def h(text: str) -> tuple[int, ...]:
 def test_every_worked_case_area_has_a_test() -> None:
     """A new area in worked_cases.jsonl must not go untested silently."""
     assert {case["area"] for case in all_cases()} == TESTED_AREAS
-    assert len(all_cases()) == 312
+    assert len(all_cases()) == 354
 
 
 @pytest.mark.parametrize(

@@ -23,10 +23,13 @@ from rules_core.rules import (
     EndRule,
     FirstDealer,
     FollowRule,
+    FriendLimit,
     JackRule,
     LevelTable,
+    MultipleJoin,
     MustPlaySet,
     NoBid,
+    Partners,
     RuffStructure,
     Rules,
     ThrowCheck,
@@ -51,6 +54,10 @@ _OPTION_FIELDS = {
     "DIG_SHAPE": ("dig_shape", DigShape),
     "FIRST_DEALER": ("first_dealer", FirstDealer),
     "END": ("end", EndRule),
+    "PARTNERS": ("partners", Partners),
+    "FRIEND_CALLS": ("friend_calls", int),
+    "MULTIPLE_JOIN": ("multiple_join", MultipleJoin),
+    "SMALL_TEAM_BONUS": ("small_team_bonus", bool),
 }
 
 
@@ -68,6 +75,18 @@ def cases(area: str) -> list[Any]:
 
 def rules_for(case: Case) -> Rules:
     """The ruleset a line asks for: the defaults with its ``opts`` applied."""
+    return dataclasses.replace(DEFAULT_RULES, **_changes(case))
+
+
+def table_rules_for(case: Case) -> Rules:
+    """A ``friends`` line's ruleset (R15): its ``opts`` on its table's ``decks`` and ``seats``, in one go,
+    so that an option checked against the table (FRIEND_CALLS, LEVEL_TABLE) meets the right one."""
+    table = {"decks": case["input"]["decks"], "seats": case["input"]["seats"]}
+    return dataclasses.replace(DEFAULT_RULES, **_changes(case), **table)
+
+
+def _changes(case: Case) -> dict[str, Any]:
+    """The ruleset fields a line's ``opts`` set."""
     changes: dict[str, Any] = {}
     for option, value in case["opts"].items():
         if option == "MUST_PLAY":
@@ -76,10 +95,12 @@ def rules_for(case: Case) -> Rules:
             changes["must_play"] = MUST_PLAY_SETS[MustPlaySet(value)]  # R16.5
         elif option == "LEVEL_TABLE":
             changes["level_table"] = LevelTable(**value)  # R16.1
+        elif option == "FRIEND_LIMITS":
+            changes["friend_limits"] = frozenset(FriendLimit(limit) for limit in value)  # R15.4
         else:
             name, kind = _OPTION_FIELDS[option]
             changes[name] = kind(value)
-    return dataclasses.replace(DEFAULT_RULES, **changes)
+    return changes
 
 
 FROM_DEALER = {"dealer": 0, "next": 1, "partner": 2, "previous": 3}
