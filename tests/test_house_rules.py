@@ -41,7 +41,8 @@ from rules_core.seating import SeatCards
 from rules_core.selfplay import play_hand
 from rules_core.settlement import FailedThrow, Side, level_gain, settle_hand, winning_side
 from rules_core.shapes import decompose
-from rules_core.trick import Judgement, resolve_trick
+from rules_core.strategy.model import model_follow
+from rules_core.trick import Judgement, resolve_trick, standing_of
 from rules_core.trump import TRUMP, TrumpContext, trump_context
 from rules_core.turn import list_plays, validate_play
 from rules_core.verdicts import Illegal, Legal, Violation
@@ -799,3 +800,34 @@ def test_a_long_throw_is_compared_in_bounded_time() -> None:
         Judgement.OVER_RUFF,
     )  # every unit of ``second`` is stronger
     assert elapsed < 2.0, elapsed
+
+
+@pytest.mark.parametrize("standing", ["BJ H3 H3", "HK H3 H3"])
+@pytest.mark.parametrize("policy", list(ThrowRuffCompare))
+def test_the_opponent_model_ruffs_a_throw_only_to_take_it(policy: ThrowRuffCompare, standing: str) -> None:
+    """R16.7 in SuggestPlay's model: a void seat holding H9 H9 HA ruffs WC-189's throw (SA SA SK) over
+    P2's ruff exactly when the policy lets that ruff take the trick (R6.6, TRICK_UNIT_LENGTH: the pair
+    decides; HIGHEST and ALL: HA must beat BJ or HK too)."""
+    ctx = trump_context(7, Suit.H)
+    rules = dataclasses.replace(DEFAULT_RULES, throw_ruff_compare=policy)
+    plays = [_cards("SA SA SK"), _cards(standing)]
+    ruff = _cards("H9 H9 HA")
+    hand = [0] * NUM_FACES
+    for face in (*ruff, *_cards("C5 C6 C8")):
+        hand[face] += 1
+    lead = decompose(ctx, plays[0])
+    answer = model_follow(
+        ctx,
+        rules,
+        hand,
+        lead,
+        partner_winning=False,
+        standing=standing_of(ctx, rules, plays),
+        trick_points=20,
+    )
+    takes = (
+        resolve_trick(ctx, rules, leader=0, plays=[*plays, ruff, _cards("D2 D3 D4")], dealer=0).winner == 2
+    )
+    assert (sorted(answer) == sorted(ruff)) is takes
+    keeps = {ThrowRuffCompare.HIGHEST, ThrowRuffCompare.ALL}  # HA does not beat BJ
+    assert takes is not (policy in keeps and standing.startswith("BJ"))
