@@ -152,6 +152,25 @@ class ThrowPenalty(StrEnum):
     """``throw_penalty_points`` for each card of each failed attempt."""
 
 
+class ThrowRuffCompare(StrEnum):
+    """THROW-RUFF (R16.7): how a later ruff of a throw is compared with the ruff holding the trick."""
+
+    R6_6 = "R6_6"
+    """R6.6: only the strongest unit of the lead's top grade counts; equal keys stay (every preset)."""
+    ALL = "ALL"
+    """Every unit of the later ruff must beat the unit of the standing ruff that serves the same lead
+    unit, however the standing ruff is read (rbtying/shengji's ``ThrowEvaluationPolicy::All``)."""
+    HIGHEST = "HIGHEST"
+    """The ruffs' strongest cards decide (``ThrowEvaluationPolicy::Highest``)."""
+    TRICK_UNIT_LENGTH = "TRICK_UNIT_LENGTH"
+    """The units are compared longest first, strongest first within a length; the first unequal pair
+    decides, singles only in a throw of singles (``ThrowEvaluationPolicy::TrickUnitLength``)."""
+
+
+READS_UNITS: Final = frozenset({ThrowRuffCompare.ALL, ThrowRuffCompare.TRICK_UNIT_LENGTH})
+"""R16.7: the policies that read a ruff unit for unit against the lead, which needs RUFF-COVER (R6.2)."""
+
+
 MAX_PENALTY_POINTS: Final = 100
 """R16.2: the most one unit of a throw penalty may cost."""
 
@@ -289,6 +308,8 @@ class Rules:
     """NO-BID: R10.8's no-trump, or trump from the bottom (R16.6)."""
     jack_rule: JackRule = JackRule.NONE
     """JACK (勾J, R16.4): the dealer team at J goes back to 2 when dug with a single jack."""
+    throw_ruff_compare: ThrowRuffCompare = ThrowRuffCompare.R6_6
+    """THROW-RUFF: how ruffs of a throw compare when over-ruffing (R16.7); R6.6 in every preset."""
     decks: int = 2
     """TABLE (R14): how many 54-card decks are shuffled together, 2..4; every preset plays two."""
     seats: int = 4
@@ -314,6 +335,13 @@ class Rules:
                 "throw_penalty_points",
                 Problem.OUT_OF_RANGE,
                 f"a throw penalty is a multiple of 5 points, 5..{MAX_PENALTY_POINTS}, got {penalty!r}",
+            )
+        if self.throw_ruff_compare in READS_UNITS and self.ruff is RuffStructure.COUNT:
+            raise InvalidArgumentError(
+                "throw_ruff_compare",
+                Problem.INCONSISTENT,
+                f"{self.throw_ruff_compare.name} reads a ruff unit for unit against the lead, which needs "
+                "ruff_structure COVER (R6.2, R16.7); RUFF-COUNT ruffs may have no such reading",
             )
         _check_shape("decks", self.decks, MIN_DECKS, MAX_DECKS)
         _check_shape("seats", self.seats, MIN_SEATS, MAX_SEATS)
@@ -343,6 +371,7 @@ _FIELD_TYPES: Final[dict[str, type]] = {
     "follow": FollowRule,
     "jack_rule": JackRule,
     "no_bid": NoBid,
+    "throw_ruff_compare": ThrowRuffCompare,
     "decks": int,
     "seats": int,
     "partners": Partners,

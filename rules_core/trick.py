@@ -25,8 +25,9 @@ from rules_core.cards import (
 )
 from rules_core.errors import InvalidArgumentError, Problem
 from rules_core.follow import follow_verdict
+from rules_core.overruff import beats, throw_ruff_key
 from rules_core.ruffing import NO_KEY, ruff_key
-from rules_core.rules import DigMultiplier, DigShape, FollowRule, Rules
+from rules_core.rules import DigMultiplier, DigShape, FollowRule, Rules, ThrowRuffCompare
 from rules_core.seating import SeatCards, by_seat, in_turn, seat_in_range, table_plays
 from rules_core.shapes import Decomposition, decompose
 from rules_core.throw import check_lead
@@ -145,6 +146,7 @@ class Standing:
 
     best: int
     key: int
+    """The winning play's top, or its ruff key: R6.6's, or under THROW-RUFF a throw's (R16.7)."""
     ruffed: bool
 
 
@@ -185,13 +187,31 @@ def judge_play(
         if same_shape and not standing.ruffed and comp[0].top > standing.key:
             return Judgement.BEAT, comp[0].top
         return Judgement.FOLLOW, NO_KEY
-    else:
-        ruff = ruff_key(ctx, rules, lead, play) if category != TRUMP else NO_KEY
+    elif category == TRUMP:
+        return Judgement.DISCARD, NO_KEY
+    elif single or rules.throw_ruff_compare is ThrowRuffCompare.R6_6:
+        ruff = ruff_key(ctx, rules, lead, play)
+    else:  # R16.7: a throw's ruffs under a house rule (one check per play, only on this path)
+        return _house_ruff(ctx, rules, lead, standing, play)
     if ruff == NO_KEY:
         return Judgement.DISCARD, NO_KEY
     if not standing.ruffed:
         return Judgement.RUFF, ruff
     if ruff > standing.key:
+        return Judgement.OVER_RUFF, ruff
+    return Judgement.UNDER_RUFF, NO_KEY
+
+
+def _house_ruff(
+    ctx: TrumpContext, rules: Rules, lead: Decomposition, standing: Standing, play: Sequence[int]
+) -> tuple[Judgement, int]:
+    """R16.7: a ruff of a throw judged under THROW-RUFF; validity and the first ruff are R6's."""
+    ruff = throw_ruff_key(ctx, rules, lead, play)
+    if ruff == NO_KEY:
+        return Judgement.DISCARD, NO_KEY
+    if not standing.ruffed:
+        return Judgement.RUFF, ruff
+    if beats(ctx, rules, lead, ruff, standing.key):
         return Judgement.OVER_RUFF, ruff
     return Judgement.UNDER_RUFF, NO_KEY
 

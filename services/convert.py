@@ -44,6 +44,7 @@ from rules_core.rules import (
     Rules,
     ThrowCheck,
     ThrowPenalty,
+    ThrowRuffCompare,
 )
 from rules_core.seating import SeatCards
 from rules_core.settlement import MAX_FAILED_THROWS, FailedThrow, Side
@@ -146,6 +147,7 @@ _OVERRIDES: Final[tuple[tuple[str, str, Any, str, type[Enum]], ...]] = (
     ("follow_rule", "follow", t.FollowRule, "FOLLOW_RULE_", FollowRule),
     ("jack_rule", "jack_rule", t.JackRule, "JACK_RULE_", JackRule),
     ("no_bid", "no_bid", t.NoBid, "NO_BID_", NoBid),
+    ("throw_ruff_compare", "throw_ruff_compare", t.ThrowRuffCompare, "THROW_RUFF_COMPARE_", ThrowRuffCompare),
 )
 
 

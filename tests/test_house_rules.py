@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import dataclasses
+import time
+from collections import Counter
+from itertools import combinations
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from test_properties import DECK, positions
 from test_properties import _sub_multisets as sub_multisets
@@ -16,10 +19,12 @@ from rules_core.cards import NUM_FACES, Hand, Suit, parse_cards
 from rules_core.errors import InvalidArgumentError, Problem
 from rules_core.follow import check_follow
 from rules_core.legal_plays import MAX_LIMIT, legal_plays
+from rules_core.ruffing import NO_KEY, ruff_key
 from rules_core.rules import (
     DEFAULT_RULES,
     MUST_PLAY_SETS,
     PRESETS,
+    RULEBOOK_000,
     SEEDS_TABLE,
     EndRule,
     FollowRule,
@@ -27,13 +32,18 @@ from rules_core.rules import (
     LevelTable,
     MustPlaySet,
     NoBid,
+    RuffStructure,
     Rules,
     ThrowPenalty,
+    ThrowRuffCompare,
 )
 from rules_core.seating import SeatCards
 from rules_core.selfplay import play_hand
 from rules_core.settlement import FailedThrow, Side, level_gain, settle_hand, winning_side
-from rules_core.trump import TrumpContext, trump_context
+from rules_core.shapes import decompose
+from rules_core.strategy.model import model_follow
+from rules_core.trick import Judgement, resolve_trick, standing_of
+from rules_core.trump import TRUMP, TrumpContext, trump_context
 from rules_core.turn import list_plays, validate_play
 from rules_core.verdicts import Illegal, Legal, Violation
 
@@ -503,3 +513,321 @@ def test_the_bottom_is_needed_only_when_nobody_declared() -> None:
     with pytest.raises(InvalidArgumentError) as error:
         resolve_declarations(rules=DEFAULT_RULES, level=7, sequence=[], first_hand=True, bottom=[0] * 3)
     assert (error.value.argument, error.value.problem) == ("bottom", Problem.BAD_SIZE)
+
+
+# --------------------------------------------------------------------------------------------------
+# R16.7 THROW-RUFF
+# --------------------------------------------------------------------------------------------------
+
+Reading = tuple[tuple[int, int], ...]
+"""A ruff read as the lead (brute force): for each unit of the lead, in the lead's order, (grade, top)."""
+
+CONTEXTS = st.builds(trump_context, st.integers(2, 14), st.sampled_from([*Suit, None]))
+
+
+def brute_readings(ctx: TrumpContext, lead: tuple[int, ...], play: tuple[int, ...]) -> set[Reading]:
+    """Every way to serve the lead's units, in order, with units of the ruff's cards (R16.7): a run of k
+    distinct consecutive strengths held twice for a k-tractor, a face held twice for a pair, any card for
+    a single. Empty when ``play`` is no all-trump play of the lead's size (R6.1)."""
+    if len(play) != len(lead) or any(ctx.category[face] != TRUMP for face in play):
+        return set()
+    grades = [c.pairs for c in decompose(ctx, lead).components]
+    strength = ctx.strength
+    found: set[Reading] = set()
+
+    def go(i: int, left: Counter[int], served: tuple[tuple[int, int], ...]) -> None:
+        if i == len(grades):
+            found.add(served)
+            return
+        grade = grades[i]
+        held = sorted(face for face, n in left.items() if n >= (2 if grade else 1))
+        for units in combinations(held, max(grade, 1)):
+            strengths = sorted(strength[face] for face in units)
+            if grade >= 2 and strengths != list(range(strengths[0], strengths[0] + grade)):
+                continue
+            used = Counter(dict.fromkeys(units, 2 if grade else 1))
+            go(i + 1, left - used, (*served, (grade, strengths[-1])))
+
+    go(0, Counter(play), ())
+    return found
+
+
+def _sorted_within_grades(reading: Reading) -> Reading:
+    """A reading with the units of each grade strongest first (a relabelling of equal lead units)."""
+    return tuple(sorted(reading, key=lambda unit: (-unit[0], -unit[1])))
+
+
+def _all_beats(later: set[Reading], standing: set[Reading]) -> bool:
+    """ALL, literally: however the standing ruff is read, some reading of the later ruff beats it unit
+    for unit, position by position (the later ruff's readings include every order of equal units)."""
+    return all(
+        any(all(a[1] > b[1] for a, b in zip(mine, theirs, strict=True)) for mine in later)
+        for theirs in {_sorted_within_grades(r) for r in standing}
+    )
+
+
+def _length_order(reading: Reading) -> list[int]:
+    """TRICK_UNIT_LENGTH's sequence: longer units first, strongest first within a length; singles only
+    when the lead has nothing else."""
+    units = _sorted_within_grades(reading)
+    longest = units[0][0]
+    return [top for grade, top in units if grade > 0 or longest == 0]
+
+
+def _unit_length_beats(later: set[Reading], standing: set[Reading]) -> bool:
+    """TRICK_UNIT_LENGTH, literally: the first unequal unit decides, for every reading of the standing."""
+
+    def first_unequal_is_mine(mine: list[int], theirs: list[int]) -> bool:
+        for a, b in zip(mine, theirs, strict=True):
+            if a != b:
+                return a > b
+        return False
+
+    return all(
+        any(first_unequal_is_mine(_length_order(a), _length_order(b)) for a in later) for b in standing
+    )
+
+
+def _r66_key(readings: set[Reading]) -> int:
+    """R6.6 under RUFF-COVER: the strongest unit of the lead's top grade over every reading."""
+    return max(max(top for grade, top in r if grade == r[0][0]) for r in readings)
+
+
+def brute_beats(
+    ctx: TrumpContext,
+    policy: ThrowRuffCompare,
+    lead: tuple[int, ...],
+    later: tuple[int, ...],
+    standing: tuple[int, ...],
+) -> bool:
+    """Whether the later valid ruff takes the trick from the standing one (R16.7, R6.6), literally."""
+    if policy is ThrowRuffCompare.HIGHEST:
+        return max(ctx.strength[f] for f in later) > max(ctx.strength[f] for f in standing)
+    mine, theirs = brute_readings(ctx, lead, later), brute_readings(ctx, lead, standing)
+    if policy is ThrowRuffCompare.ALL:
+        return _all_beats(mine, theirs)
+    if policy is ThrowRuffCompare.TRICK_UNIT_LENGTH:
+        return _unit_length_beats(mine, theirs)
+    return _r66_key(mine) > _r66_key(theirs)
+
+
+@st.composite
+def thrown_tricks(
+    draw: st.DrawFn, ruffs: int = 0
+) -> tuple[TrumpContext, tuple[int, ...], list[tuple[int, ...]]]:
+    """A plain throw of two to four units and three follows: mostly ruffs built unit by unit from the
+    trumps left (so many are valid and compete; the first ``ruffs`` always, while trumps last), some
+    random trumps, some discards."""
+    ctx = draw(CONTEXTS)
+    suit = draw(st.sampled_from([c for c in range(4) if ctx.faces[c]]))
+    faces = list(ctx.faces[suit])
+    count = draw(st.integers(2, min(4, len(faces))))
+    start = draw(st.integers(0, len(faces) - count))
+    chosen = faces[start : start + count] if draw(st.booleans()) else draw(st.permutations(faces))[:count]
+    lead = tuple(f for f in chosen for _ in range(draw(st.integers(1, 2))))
+    assume(len(decompose(ctx, lead).components) >= 2)  # a throw (R3.5)
+    left = Counter(DECK) - Counter(lead)
+    rng = draw(st.randoms(use_true_random=False))
+    follows: list[tuple[int, ...]] = []
+    for i in range(3):
+        kind = (
+            "units" if i < ruffs else draw(st.sampled_from(["units", "units", "units", "trumps", "discard"]))
+        )
+        play = draw(_unit_ruff(ctx, lead, left)) if kind == "units" else []
+        if not play:
+            trumps = kind != "discard"
+            pool = [
+                f for f in left.elements() if (ctx.category[f] == TRUMP) == trumps and ctx.category[f] != suit
+            ]
+            if len(pool) < len(lead):
+                pool = [f for f in left.elements() if ctx.category[f] != suit]
+            play = rng.sample(sorted(pool), len(lead))
+        left -= Counter(play)
+        follows.append(tuple(play))
+    return ctx, lead, follows
+
+
+def _unit_ruff(ctx: TrumpContext, lead: tuple[int, ...], left: Counter[int]) -> st.SearchStrategy[list[int]]:
+    """Trumps for each unit of the lead, a unit of the same kind at a random rung; [] if they run out."""
+
+    @st.composite
+    def build(draw: st.DrawFn) -> list[int]:
+        rungs = ctx.ladder[TRUMP]  # weakest first: a rung's index is its strength
+        spare = Counter(left)
+        play: list[int] = []
+        for component in decompose(ctx, lead).components:
+            need, copies = max(component.pairs, 1), 2 if component.pairs else 1
+            tops = [
+                top
+                for top in range(need - 1, len(rungs))
+                if all(any(spare[f] >= copies for f in rungs[s]) for s in range(top - need + 1, top + 1))
+            ]
+            if not tops:
+                return []
+            top = draw(st.sampled_from(tops))
+            for s in range(top - need + 1, top + 1):
+                face = draw(st.sampled_from([f for f in rungs[s] if spare[f] >= copies]))
+                play += [face] * copies
+                spare[face] -= copies
+        return play
+
+    return build()
+
+
+RUFF_RULESETS = [
+    *(dataclasses.replace(DEFAULT_RULES, throw_ruff_compare=policy) for policy in ThrowRuffCompare),
+    dataclasses.replace(RULEBOOK_000, throw_ruff_compare=ThrowRuffCompare.HIGHEST),  # HIGHEST under COUNT
+]
+
+
+@given(thrown_tricks(), st.sampled_from(RUFF_RULESETS))
+@settings(max_examples=250)
+def test_throw_ruffs_match_the_brute_force(
+    trick: tuple[TrumpContext, tuple[int, ...], list[tuple[int, ...]]], rules: Rules
+) -> None:
+    """R16.7 (and R6.6 as its default): every follow of a random throw judged as the literal reading
+    judges it: the first valid ruff takes the trick (R6.4), a later one only when it beats the standing
+    ruff under the policy, and everything else is a discard."""
+    ctx, lead, follows = trick
+    shape = decompose(ctx, lead)
+    valid = [ruff_key(ctx, rules, shape, play) != NO_KEY for play in follows]
+    if rules.ruff is RuffStructure.COVER:  # R6.2: a valid ruff is one that can be read as the lead
+        assert valid == [bool(brute_readings(ctx, lead, play)) for play in follows]
+    expected = [Judgement.LEAD]
+    standing: tuple[int, ...] | None = None
+    for play, ok in zip(follows, valid, strict=True):
+        if not ok:
+            expected.append(Judgement.DISCARD)
+        elif standing is None:
+            expected.append(Judgement.RUFF)
+            standing = play
+        elif brute_beats(ctx, rules.throw_ruff_compare, lead, play, standing):
+            expected.append(Judgement.OVER_RUFF)
+            standing = play
+        else:
+            expected.append(Judgement.UNDER_RUFF)
+    result = resolve_trick(ctx, rules, leader=0, plays=[lead, *follows], dealer=0)
+    assert list(result.judgements) == expected, (lead, follows)
+    winner = max((i for i, j in enumerate(expected) if j in (Judgement.RUFF, Judgement.OVER_RUFF)), default=0)
+    assert result.winner == winner
+
+
+@given(thrown_tricks(ruffs=2))
+@settings(max_examples=120)
+def test_the_policies_coincide_where_rules_md_says(
+    trick: tuple[TrumpContext, tuple[int, ...], list[tuple[int, ...]]],
+) -> None:
+    """R16.7's coincidences, on the engine: ALL over-ruffs only where the three others do; TRICK_UNIT_LENGTH
+    agrees with R6.6 wherever R6.6's keys differ; HIGHEST is R6.6 on a throw of singles."""
+    ctx, lead, follows = trick
+    shape = decompose(ctx, lead)
+    keys = [ruff_key(ctx, DEFAULT_RULES, shape, play) for play in follows[:2]]
+    assume(NO_KEY not in keys)
+    took = {
+        policy: resolve_trick(
+            ctx,
+            dataclasses.replace(DEFAULT_RULES, throw_ruff_compare=policy),
+            leader=0,
+            plays=[lead, *follows],
+            dealer=0,
+        ).judgements[2]
+        is Judgement.OVER_RUFF
+        for policy in ThrowRuffCompare
+    }
+    if took[ThrowRuffCompare.ALL]:
+        assert all(took.values()), took
+    if keys[0] != keys[1]:
+        assert took[ThrowRuffCompare.TRICK_UNIT_LENGTH] is took[ThrowRuffCompare.R6_6]
+    if shape.top_grade == 0:
+        assert took[ThrowRuffCompare.HIGHEST] is took[ThrowRuffCompare.R6_6]
+
+
+@pytest.mark.parametrize(
+    "plays",
+    [
+        ["SA", "BJ", "SJ", "H2"],  # a single lead
+        ["SA SA", "H3 H3", "H9 H9", "BJ BJ"],  # a pair lead
+        ["S9 S9 S8 S8", "H3 H3 H4 H4", "BJ BJ SJ SJ", "HQ HQ HJ HJ"],  # a tractor lead
+    ],
+)
+def test_one_component_leads_are_r6_6_under_every_policy(plays: list[str]) -> None:
+    """R16.7 applies to throws only: a single, a pair or a tractor lead is ruffed as R6.6 says."""
+    ctx = trump_context(7, Suit.H)
+    cards = [parse_cards(p.split()) for p in plays]
+    default = resolve_trick(ctx, DEFAULT_RULES, leader=0, plays=cards, dealer=0)
+    for policy in ThrowRuffCompare:
+        rules = dataclasses.replace(DEFAULT_RULES, throw_ruff_compare=policy)
+        assert resolve_trick(ctx, rules, leader=0, plays=cards, dealer=0) == default
+
+
+def test_every_preset_compares_by_r6_6() -> None:
+    """R16.7 is off in every preset."""
+    assert {rules.throw_ruff_compare for rules in PRESETS.values()} == {ThrowRuffCompare.R6_6}
+
+
+@pytest.mark.parametrize("policy", [ThrowRuffCompare.ALL, ThrowRuffCompare.TRICK_UNIT_LENGTH])
+def test_unit_readings_need_ruff_cover(policy: ThrowRuffCompare) -> None:
+    """R16.7: ALL and TRICK_UNIT_LENGTH with RUFF-COUNT are refused, naming the field; HIGHEST is not."""
+    with pytest.raises(InvalidArgumentError) as error:
+        dataclasses.replace(RULEBOOK_000, throw_ruff_compare=policy)
+    assert (error.value.argument, error.value.problem) == ("throw_ruff_compare", Problem.INCONSISTENT)
+    assert (
+        dataclasses.replace(RULEBOOK_000, throw_ruff_compare=ThrowRuffCompare.HIGHEST).ruff
+        is RuffStructure.COUNT
+    )
+    both = dataclasses.replace(RULEBOOK_000, throw_ruff_compare=policy, ruff=RuffStructure.COVER)
+    assert both.throw_ruff_compare is policy
+
+
+def _cards(text: str) -> tuple[int, ...]:
+    return parse_cards(text.split())
+
+
+def test_a_long_throw_is_compared_in_bounded_time() -> None:
+    """R16.7's readings stay few for the longest throws: 16 cards, four pairs and eight singles, ruffed
+    twice with eight trump pairs each (70 readings a ruff), under ALL."""
+    ctx = trump_context(2, Suit.S)
+    lead = _cards("HA HA HK HQ HQ HJ H10 H10 H9 H8 H8 H7 H6 H5 H4 H3")
+    first = _cards("SQ SQ SJack SJack S10 S10 S9 S9 S8 S8 S7 S7 S6 S6 S5 S5")
+    second = _cards("BJ BJ SJ SJ S2 S2 H2 H2 C2 C2 D2 D2 SA SA SK SK")
+    clubs = _cards("C3 C3 C4 C4 C5 C5 C6 C6 C7 C7 C8 C8 C9 C9 C10 C10")
+    rules = dataclasses.replace(DEFAULT_RULES, throw_ruff_compare=ThrowRuffCompare.ALL)
+    started = time.perf_counter()
+    result = resolve_trick(ctx, rules, leader=0, plays=[lead, first, second, clubs], dealer=0)
+    elapsed = time.perf_counter() - started
+    assert result.judgements[1:3] == (
+        Judgement.RUFF,
+        Judgement.OVER_RUFF,
+    )  # every unit of ``second`` is stronger
+    assert elapsed < 2.0, elapsed
+
+
+@pytest.mark.parametrize("standing", ["BJ H3 H3", "HK H3 H3"])
+@pytest.mark.parametrize("policy", list(ThrowRuffCompare))
+def test_the_opponent_model_ruffs_a_throw_only_to_take_it(policy: ThrowRuffCompare, standing: str) -> None:
+    """R16.7 in SuggestPlay's model: a void seat holding H9 H9 HA ruffs WC-189's throw (SA SA SK) over
+    P2's ruff exactly when the policy lets that ruff take the trick (R6.6, TRICK_UNIT_LENGTH: the pair
+    decides; HIGHEST and ALL: HA must beat BJ or HK too)."""
+    ctx = trump_context(7, Suit.H)
+    rules = dataclasses.replace(DEFAULT_RULES, throw_ruff_compare=policy)
+    plays = [_cards("SA SA SK"), _cards(standing)]
+    ruff = _cards("H9 H9 HA")
+    hand = [0] * NUM_FACES
+    for face in (*ruff, *_cards("C5 C6 C8")):
+        hand[face] += 1
+    lead = decompose(ctx, plays[0])
+    answer = model_follow(
+        ctx,
+        rules,
+        hand,
+        lead,
+        partner_winning=False,
+        standing=standing_of(ctx, rules, plays),
+        trick_points=20,
+    )
+    takes = (
+        resolve_trick(ctx, rules, leader=0, plays=[*plays, ruff, _cards("D2 D3 D4")], dealer=0).winner == 2
+    )
+    assert (sorted(answer) == sorted(ruff)) is takes
+    keeps = {ThrowRuffCompare.HIGHEST, ThrowRuffCompare.ALL}  # HA does not beat BJ
+    assert takes is not (policy in keeps and standing.startswith("BJ"))

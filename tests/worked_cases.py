@@ -34,6 +34,7 @@ from rules_core.rules import (
     Rules,
     ThrowCheck,
     ThrowPenalty,
+    ThrowRuffCompare,
 )
 from rules_core.trump import TrumpContext, trump_context
 
@@ -47,6 +48,7 @@ _OPTION_FIELDS = {
     "FOLLOW": ("follow", FollowRule),
     "JACK": ("jack_rule", JackRule),
     "NO_BID": ("no_bid", NoBid),
+    "THROW_RUFF": ("throw_ruff_compare", ThrowRuffCompare),
     "THROW_PENALTY_POINTS": ("throw_penalty_points", int),
     "THROW": ("throw", ThrowCheck),
     "RUFF": ("ruff", RuffStructure),

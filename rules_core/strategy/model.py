@@ -13,9 +13,9 @@ from typing import Final
 
 from rules_core.cards import NUM_FACES, POINTS, Suit
 from rules_core.ruffing import NO_KEY, ruff_key
-from rules_core.rules import Rules
+from rules_core.rules import Rules, ThrowRuffCompare
 from rules_core.shapes import Decomposition
-from rules_core.trick import Standing
+from rules_core.trick import TAKES, Standing, judge_play
 from rules_core.trump import TRUMP, TrumpContext, trump_context
 
 RUFF_POINTS: Final = 5
@@ -118,6 +118,8 @@ def _long_ruff(
             play += [f, f]
             owed -= 1
     play += [f for f in trumps for _ in range(hand[f] - play.count(f))][: n - len(play)]
+    if rules.throw_ruff_compare is not ThrowRuffCompare.R6_6 and len(lead.components) > 1:
+        return play if judge_play(ctx, rules, lead, standing, play)[0] in TAKES else []  # R16.7
     key = ruff_key(ctx, rules, lead, play)
     if key == NO_KEY or (standing.ruffed and key <= standing.key):
         return []

@@ -316,6 +316,26 @@ MATRIX: list[tuple[str, Callable[[Body], None], str, str]] = [
     ),
     ("settle", put("ruleset", {"jack_rule": 7}), "ruleset.jack_rule", "UNKNOWN_VALUE"),
     ("follow", put("ruleset", {"follow_rule": 5}), "ruleset.follow_rule", "UNKNOWN_VALUE"),
+    # R16.7 THROW-RUFF: ALL and TRICK_UNIT_LENGTH read units, which RUFF-COUNT (own or the preset's) cannot
+    ("trick", put("ruleset", {"throw_ruff_compare": 9}), "ruleset.throw_ruff_compare", "UNKNOWN_VALUE"),
+    (
+        "trick",
+        put("ruleset", {"preset": "rulebook-003", "throw_ruff_compare": "THROW_RUFF_COMPARE_ALL"}),
+        "ruleset.throw_ruff_compare",
+        "INCONSISTENT",
+    ),
+    (
+        "trick",
+        put(
+            "ruleset",
+            {
+                "ruff_structure": "RUFF_STRUCTURE_COUNT",
+                "throw_ruff_compare": "THROW_RUFF_COMPARE_TRICK_UNIT_LENGTH",
+            },
+        ),
+        "ruleset.throw_ruff_compare",
+        "INCONSISTENT",
+    ),
     # required values and ranges
     ("follow", put("level", None), "level", "MISSING"),
     ("follow", put("level", 1), "level", "UNKNOWN_VALUE"),

@@ -1,5 +1,5 @@
 """R16's house rules on the wire where the worked cases cannot reach: AuditHand charges the failed throws
-it finds in a record (R16.2), and a request without the new fields answers as before."""
+it finds in a record (R16.2), and a request without the new fields answers as before (R16.7 too)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,11 @@ import pytest
 
 from loadtest.corpus import audit_request
 from rules_core.audit import HandRecord, audit_hand
+from rules_core.cards import parse_cards
 from rules_core.rules import DEFAULT_RULES, JackRule, ThrowPenalty
 from rules_core.selfplay import play_hand
+from services.convert import cards_out
+from tractor.rules.v1 import rules_service_pb2 as pb
 from tractor.rules.v1 import rules_service_pb2_grpc, types_pb2
 
 Stub = rules_service_pb2_grpc.RulesServiceStub
@@ -55,3 +58,33 @@ def test_audit_applies_the_jack_rule(stub: Stub) -> None:
     plain = stub.AuditHand(audit_request(record, audit.leaders, types_pb2.Ruleset()), timeout=10)
     assert plain.valid and not plain.settlement.back_to_two
     assert plain.settlement.dealer_team_level_after != types_pb2.RANK_2
+
+
+def _throw_trick(ruleset: types_pb2.Ruleset) -> pb.ResolveTrickRequest:
+    """WC-189's trick: a pair-and-single throw ruffed twice, where the four policies disagree."""
+    plays = ["SA SA SK", "BJ H3 H3", "H9 H9 H4", "C4 C3 C2"]
+    return pb.ResolveTrickRequest(
+        ruleset=ruleset,
+        level=types_pb2.RANK_7,
+        contract=types_pb2.CONTRACT_HEARTS,
+        leader=0,
+        plays=[
+            types_pb2.SeatCards(seat=i, cards=cards_out(parse_cards(p.split()))) for i, p in enumerate(plays)
+        ],
+    )
+
+
+def test_throw_ruffs_unset_is_r6_6_byte_for_byte(stub: Stub) -> None:
+    """R16.7: a request without throw_ruff_compare is answered exactly as R6.6 (and as before); the
+    option, when set, reaches the trick (ALL keeps P2's big joker, R6.6 gives P3 the trick)."""
+    unset = stub.ResolveTrick(_throw_trick(types_pb2.Ruleset()), timeout=10)
+    r66 = stub.ResolveTrick(
+        _throw_trick(types_pb2.Ruleset(throw_ruff_compare=types_pb2.THROW_RUFF_COMPARE_R6_6)), timeout=10
+    )
+    assert unset.SerializeToString(deterministic=True) == r66.SerializeToString(deterministic=True)
+    assert unset.winner == 2
+    every = stub.ResolveTrick(
+        _throw_trick(types_pb2.Ruleset(throw_ruff_compare=types_pb2.THROW_RUFF_COMPARE_ALL)), timeout=10
+    )
+    assert every.winner == 1
+    assert every.plays[2].judgement == pb.JUDGEMENT_UNDER_RUFF

@@ -26,6 +26,7 @@ from rules_core.rules import (
     RuffStructure,
     ThrowCheck,
     ThrowPenalty,
+    ThrowRuffCompare,
 )
 from tractor.rules.v1 import rules_service_pb2 as pb
 from tractor.rules.v1 import rules_service_pb2_grpc, types_pb2
@@ -44,6 +45,7 @@ _OPTIONS: dict[str, tuple[str, str, Any]] = {
     "FOLLOW": ("follow_rule", "FOLLOW_RULE_", FollowRule),
     "JACK": ("jack_rule", "JACK_RULE_", JackRule),
     "NO_BID": ("no_bid", "NO_BID_", NoBid),
+    "THROW_RUFF": ("throw_ruff_compare", "THROW_RUFF_COMPARE_", ThrowRuffCompare),
 }
 _CONTRACTS = {
     "S": "CONTRACT_SPADES",

@@ -746,6 +746,48 @@ THROW_PENALTY_PER_CARD: ThrowPenalty.ValueType  # 3
 """throw_penalty_points for each card of each failed attempt."""
 Global___ThrowPenalty: _TypeAlias = ThrowPenalty  # noqa: Y015
 
+class _ThrowRuffCompare:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _ThrowRuffCompareEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ThrowRuffCompare.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    THROW_RUFF_COMPARE_UNSPECIFIED: _ThrowRuffCompare.ValueType  # 0
+    """The preset's value (every preset: R6.6)."""
+    THROW_RUFF_COMPARE_R6_6: _ThrowRuffCompare.ValueType  # 1
+    """R6.6: only the strongest unit of the lead's top grade counts; equal keys stay with the earlier ruff."""
+    THROW_RUFF_COMPARE_ALL: _ThrowRuffCompare.ValueType  # 2
+    """Every unit of the later ruff beats the unit of the standing ruff that serves the same lead unit,
+    however the standing ruff is read (rbtying/shengji's ThrowEvaluationPolicy All). Needs RUFF-COVER.
+    """
+    THROW_RUFF_COMPARE_HIGHEST: _ThrowRuffCompare.ValueType  # 3
+    """The ruffs' strongest cards decide (rbtying/shengji's Highest)."""
+    THROW_RUFF_COMPARE_TRICK_UNIT_LENGTH: _ThrowRuffCompare.ValueType  # 4
+    """The units are compared longest first and strongest first within a length; the first unequal pair
+    decides; singles count only in a throw of singles (rbtying/shengji's TrickUnitLength). Needs RUFF-COVER.
+    """
+
+class ThrowRuffCompare(_ThrowRuffCompare, metaclass=_ThrowRuffCompareEnumTypeWrapper):
+    """THROW-RUFF (R16.7): how a later ruff of a throw (a lead of two or more components) is compared with the
+    ruff that holds the trick. Leads of one component, and which plays are valid ruffs (R6.2), are R6's.
+    """
+
+THROW_RUFF_COMPARE_UNSPECIFIED: ThrowRuffCompare.ValueType  # 0
+"""The preset's value (every preset: R6.6)."""
+THROW_RUFF_COMPARE_R6_6: ThrowRuffCompare.ValueType  # 1
+"""R6.6: only the strongest unit of the lead's top grade counts; equal keys stay with the earlier ruff."""
+THROW_RUFF_COMPARE_ALL: ThrowRuffCompare.ValueType  # 2
+"""Every unit of the later ruff beats the unit of the standing ruff that serves the same lead unit,
+however the standing ruff is read (rbtying/shengji's ThrowEvaluationPolicy All). Needs RUFF-COVER.
+"""
+THROW_RUFF_COMPARE_HIGHEST: ThrowRuffCompare.ValueType  # 3
+"""The ruffs' strongest cards decide (rbtying/shengji's Highest)."""
+THROW_RUFF_COMPARE_TRICK_UNIT_LENGTH: ThrowRuffCompare.ValueType  # 4
+"""The units are compared longest first and strongest first within a length; the first unequal pair
+decides; singles count only in a throw of singles (rbtying/shengji's TrickUnitLength). Needs RUFF-COVER.
+"""
+Global___ThrowRuffCompare: _TypeAlias = ThrowRuffCompare  # noqa: Y015
+
 class _Shape:
     ValueType = _typing.NewType("ValueType", _builtins.int)
     V: _TypeAlias = ValueType  # noqa: Y015
@@ -966,6 +1008,7 @@ class Ruleset(_message.Message):
     FOLLOW_RULE_FIELD_NUMBER: _builtins.int
     JACK_RULE_FIELD_NUMBER: _builtins.int
     NO_BID_FIELD_NUMBER: _builtins.int
+    THROW_RUFF_COMPARE_FIELD_NUMBER: _builtins.int
     preset: _builtins.str
     """The preset: "default" (RULES.md's recommended defaults), "rulebook-000", "rulebook-001" (the same
     rules as 000) or "rulebook-003". Empty means "default". Any other name is INVALID_ARGUMENT.
@@ -1002,6 +1045,10 @@ class Ruleset(_message.Message):
     """JACK override (R16.4)."""
     no_bid: Global___NoBid.ValueType
     """NO-BID override (R16.6)."""
+    throw_ruff_compare: Global___ThrowRuffCompare.ValueType
+    """THROW-RUFF override (R16.7). ALL and TRICK_UNIT_LENGTH with RUFF-COUNT (the ruleset's own or its
+    preset's) are INVALID_ARGUMENT.
+    """
     @_builtins.property
     def must_play(self) -> Global___MustPlay:
         """MUST-PLAY override: when present (even with no levels) it replaces the preset's set."""
@@ -1031,10 +1078,11 @@ class Ruleset(_message.Message):
         follow_rule: Global___FollowRule.ValueType = ...,
         jack_rule: Global___JackRule.ValueType = ...,
         no_bid: Global___NoBid.ValueType = ...,
+        throw_ruff_compare: Global___ThrowRuffCompare.ValueType = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_coins", b"_coins", "coins", b"coins", "level_table", b"level_table", "must_play", b"must_play"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_coins", b"_coins", "bid_set", b"bid_set", "bid_stages", b"bid_stages", "coins", b"coins", "dig_multiplier", b"dig_multiplier", "dig_shape", b"dig_shape", "end_rule", b"end_rule", "first_dealer", b"first_dealer", "follow_rule", b"follow_rule", "jack_rule", b"jack_rule", "joker_overturn", b"joker_overturn", "level_table", b"level_table", "must_play", b"must_play", "no_bid", b"no_bid", "preset", b"preset", "ruff_structure", b"ruff_structure", "throw_check", b"throw_check", "throw_penalty", b"throw_penalty", "throw_penalty_points", b"throw_penalty_points"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_coins", b"_coins", "bid_set", b"bid_set", "bid_stages", b"bid_stages", "coins", b"coins", "dig_multiplier", b"dig_multiplier", "dig_shape", b"dig_shape", "end_rule", b"end_rule", "first_dealer", b"first_dealer", "follow_rule", b"follow_rule", "jack_rule", b"jack_rule", "joker_overturn", b"joker_overturn", "level_table", b"level_table", "must_play", b"must_play", "no_bid", b"no_bid", "preset", b"preset", "ruff_structure", b"ruff_structure", "throw_check", b"throw_check", "throw_penalty", b"throw_penalty", "throw_penalty_points", b"throw_penalty_points", "throw_ruff_compare", b"throw_ruff_compare"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__coins: _TypeAlias = _typing.Literal["coins"]  # noqa: Y015
     _WhichOneofArgType__coins: _TypeAlias = _typing.Literal["_coins", b"_coins"]  # noqa: Y015
