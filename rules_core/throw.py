@@ -59,12 +59,12 @@ def judge_throw(
     """
     assert play.category is not None
     faces, components, strength = ctx.faces[play.category], play.components, ctx.strength
-    seats = sorted(others.items())
+    seats = sorted(others)
     for component in _checked_components(rules, components):
         evidence = [
             Beat(seat, component, cards)
-            for seat, hand in seats
-            if (cards := _beating(strength, faces, hand, component))
+            for seat in seats
+            if (cards := _beating(strength, faces, others[seat], component))
         ]
         if evidence:
             returned = [face for c in components if c is not component for face in c.cards]

@@ -3,15 +3,17 @@
 Every check returns :class:`Legal` or :class:`Illegal`. ``Illegal`` carries a :class:`Violation` a
 program can branch on, a message a person can read, and the structure the player was obliged to play.
 
-The verdict types are immutable values (frozen dataclasses). ``Final`` fields with a plain dataclass
-were tried for speed in the pure build (a frozen one sets each field through ``object.__setattr__``),
-but mypyc makes ``Final`` attributes read-only, so the compiled engine could not build them at all.
+The verdict types are immutable values, typed named tuples: a failed throw alone builds five of them
+per call, and a named tuple is built by one ``tuple.__new__``, where a frozen dataclass sets each field
+through ``object.__setattr__`` (several times slower, and measured no faster in the compiled build).
+``Final`` fields on a plain dataclass were tried too, but mypyc makes them
+read-only, so the compiled engine could not build them at all.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import StrEnum
+from typing import NamedTuple
 
 from rules_core.shapes import Component, Decomposition
 
@@ -35,8 +37,7 @@ class Violation(StrEnum):
     """The follower held a tractor owed to the lead and did not play it (R5.3 rules 3–4)."""
 
 
-@dataclass(frozen=True, slots=True)
-class Beat:
+class Beat(NamedTuple):
     """Evidence for a failed throw: ``seat`` holds ``cards``, which beat the throw's ``component`` (R4.4)."""
 
     seat: int
@@ -44,8 +45,7 @@ class Beat:
     cards: tuple[int, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class ThrowResult:
+class ThrowResult(NamedTuple):
     """The outcome of a multi-component lead (R4.4–R4.7). A failed throw is legal: the forced part is led."""
 
     succeeded: bool
@@ -59,16 +59,14 @@ class ThrowResult:
     """Which seat beats which component of the throw (empty when it succeeds)."""
 
 
-@dataclass(frozen=True, slots=True)
-class Legal:
+class Legal(NamedTuple):
     """A legal play, with its shape; a multi-component lead also carries its throw outcome."""
 
     play: Decomposition
     throw: ThrowResult | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Illegal:
+class Illegal(NamedTuple):
     """An illegal play: a typed reason, a message, and what the player had to play."""
 
     reason: Violation
