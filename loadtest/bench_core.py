@@ -209,11 +209,18 @@ def main() -> int:
     parser.add_argument(
         "--engines", action="store_true", help="pure vs compiled engine side by side (loadtest.bench_engines)"
     )
+    parser.add_argument(
+        "--against", metavar="REV", help="this tree against an earlier commit (loadtest.bench_ab)"
+    )
     args = parser.parse_args()
     if args.engines:
         from loadtest import bench_engines  # noqa: PLC0415
 
         return bench_engines.main([])
+    if args.against:
+        from loadtest import bench_ab  # noqa: PLC0415
+
+        return bench_ab.main(["--against", args.against])
     clock = time.process_time if args.cpu_time else time.perf_counter
     measure = functools.partial(median_micros, clock=clock)
     quick = functools.partial(quick_micros, clock=clock)

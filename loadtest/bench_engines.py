@@ -56,11 +56,12 @@ def servicer_figures() -> dict[str, float]:
     }
 
 
-def measure(engine_name: str, module: str, *args: str) -> dict[str, float]:
-    """One child process on ``engine_name``: the JSON object its last line prints."""
-    env = {**os.environ, engine.ENV: engine_name, "PYTHONPATH": str(ROOT)}
+def measure(engine_name: str, module: str, *args: str, root: Path = ROOT) -> dict[str, float]:
+    """One child process on ``engine_name`` in the checkout at ``root``: the JSON object its last line
+    prints."""
+    env = {**os.environ, engine.ENV: engine_name, "PYTHONPATH": str(root)}
     done = subprocess.run(
-        [sys.executable, "-m", module, *args], env=env, cwd=ROOT, capture_output=True, text=True, check=True
+        [sys.executable, "-m", module, *args], env=env, cwd=root, capture_output=True, text=True, check=True
     )
     figures: dict[str, float] = json.loads(done.stdout.splitlines()[-1])
     return figures

@@ -56,7 +56,7 @@ capacity: $(INSTALLED) $(LOADTEST_INSTALLED) $(CORPUS_FILES) $(GENERATED)  ## la
 
 BENCH_CORE_ARGS ?=
 
-bench-core: $(INSTALLED)  ## rules_core speed: medians against targets (BENCH_CORE_ARGS=--engines: pure vs compiled)
+bench-core: $(INSTALLED)  ## rules_core speed: medians against targets (BENCH_CORE_ARGS=--engines: pure vs compiled; "--against REV": before vs after)
 	$(LOADTEST_PY) -m loadtest.bench_core $(BENCH_CORE_ARGS)
 
 bench-servicer: $(INSTALLED) $(GENERATED)  ## the service's own cost per ValidatePlay, without the network

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import subprocess
+from pathlib import Path
 from typing import Any
 
 from prometheus_client import CollectorRegistry
 
 from loadtest.bench import Result, breakdown
+from loadtest.bench_ab import export
+from loadtest.bench_engines import ROOT
 from loadtest.bench_servicer import MixCost, StubContext, mix_costs, recording
 from loadtest.contract import REQUESTS
 from loadtest.corpus import table_scripts
@@ -49,3 +53,19 @@ def test_breakdown_prints_the_bounds_from_cpu_per_call() -> None:
     assert lines[0] == "server CPU per call: service 200 µs, echo 50 µs"
     assert lines[-2].endswith("50 / (50 + 50) = 0.50")
     assert lines[-1].endswith("50 / (50 + 12) = 0.80")  # 12.5 printed rounded, the ratio exact
+
+
+def test_the_ab_bench_exports_the_commit_it_is_given(tmp_path: Path) -> None:
+    """``make bench-core BENCH_CORE_ARGS="--against REV"`` runs REV's own tree: the export is that commit's
+    files, not the working tree's."""
+    first = subprocess.run(
+        ["git", "rev-list", "--max-parents=0", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.split()[0]
+    tree = export(first, tmp_path)
+    listed = subprocess.run(
+        ["git", "ls-tree", "-r", "--name-only", first], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.split()
+    assert sorted(str(p.relative_to(tree)) for p in tree.rglob("*") if p.is_file()) == sorted(listed)
+    for name in listed:
+        blob = subprocess.run(["git", "show", f"{first}:{name}"], cwd=ROOT, capture_output=True, check=True)
+        assert (tree / name).read_bytes() == blob.stdout, name
