@@ -27,7 +27,7 @@ $(LOADTEST_INSTALLED): pyproject.toml | $(INSTALLED)
 	touch $@
 
 # The corpus is generated, not committed: the same seeds always give the same bytes.
-$(CORPUS_FILES) &: loadtest/corpus.py loadtest/replay.py $(wildcard rules_core/*.py) | $(INSTALLED) $(LOADTEST_INSTALLED)
+$(CORPUS_FILES) &: loadtest/corpus.py loadtest/replay.py $(wildcard rules_core/*.py rules_core/*/*.py) | $(INSTALLED) $(LOADTEST_INSTALLED)
 	$(LOADTEST_PY) -m loadtest.corpus
 
 corpus: $(INSTALLED) $(LOADTEST_INSTALLED)  ## regenerate loadtest/corpus/ from seeded self-play

@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import gc
 import heapq
 import math
 import random
@@ -195,6 +196,10 @@ class StrongPlayer:
     """Wall-clock seconds per suggestion."""
     cpu: list[float] = field(default_factory=list)
     """CPU seconds per suggestion (this thread's): what it costs without other processes' noise."""
+    collected: list[float] = field(default_factory=list)
+    """CPU seconds of the suggestions during which a full (generation 2) garbage collection ran: that
+    pause is this whole process's heap (the tournament's own records included), not the position; a
+    server worker freezes its start-up heap out of the collector's sight (``gc.freeze``)."""
     slowest: list[tuple[float, int, TrumpContext, Rules, SeatView, int]] = field(default_factory=list)
     """The SLOWEST suggestions by CPU, to replay: (seconds, order, context, rules, view, seed), a min-heap."""
     asked: dict[str, int] = field(default_factory=lambda: {"declaration": 0, "bury": 0})
@@ -226,11 +231,14 @@ class StrongPlayer:
         return buried
 
     def __call__(self, ctx: TrumpContext, rules: Rules, view: SeatView, seed: int) -> tuple[int, ...]:
+        full = gc.get_stats()[2]["collections"]
         start, cpu = time.perf_counter(), time.thread_time()
         play = strong_play(ctx, rules, view, seed=seed, budget=self.budget)
         self.latencies.append(time.perf_counter() - start)
         spent = time.thread_time() - cpu
         self.cpu.append(spent)
+        if gc.get_stats()[2]["collections"] != full:
+            self.collected.append(spent)
         entry = (spent, len(self.cpu), ctx, rules, view, seed)
         if len(self.slowest) < SLOWEST:
             heapq.heappush(self.slowest, entry)
@@ -847,12 +855,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     else:
         print(_latency_line("wall", strong.latencies))
         print(_latency_line("CPU", strong.cpu))
-        for what, spent in (
+        if strong.collected:
+            clean = sorted(strong.cpu)
+            for paused in strong.collected:
+                clean.remove(paused)
+            print(
+                f"{len(strong.collected)} suggestion(s) hit a full garbage collection (max "
+                f"{max(strong.collected) * 1000:.2f} ms CPU); the max without them "
+                f"{(clean[-1] if clean else 0.0) * 1000:.2f} ms"
+            )
+        for what, seconds in (
             ("SuggestDeclaration CPU", strong.declaration_cpu),
             ("SuggestBury CPU", strong.bury_cpu),
         ):
-            if spent:
-                print(_latency_line(what, spent))
+            if seconds:
+                print(_latency_line(what, seconds))
         if strong.slowest:
             worst, view = strong.replay_slowest()
             print(
