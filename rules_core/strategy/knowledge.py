@@ -24,6 +24,8 @@ PAIR_BONUS: Final = 1.0
 """Each copy of a held pair is worth this much more: pairs win and meet pair leads (R5.3)."""
 SPLIT: Final = 1.0
 """Playing one copy of a pair costs this much more."""
+VOIDING: Final = 5.0
+"""Playing the last cards of a plain suit while holding trumps costs this much less: a void to ruff with."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,4 +178,11 @@ def cost(info: Knowledge, hand: Hand, play: Sequence[int]) -> float:
     for face, count in seen.items():
         if count == 1 and hand[face] == 2:
             total += SPLIT
+    if VOIDING and play:
+        category = info.ctx.category
+        cat = category[play[0]]
+        if cat != TRUMP and all(category[f] == cat for f in play):
+            held = sum(hand[f] for f in info.ctx.faces[cat])
+            if held == len(play) and any(hand[f] for f in info.ctx.faces[TRUMP]):
+                total -= VOIDING
     return total

@@ -45,6 +45,9 @@ ROLLOUT_CARDS: Final[int] = 2
 the hand (every seat by the opponents' model) instead of valuing the cards kept."""
 TEMPO: Final = 4.0
 """What taking the lead is worth, in points: the next lead is this side's choice."""
+TRUMP_DRAWN: Final = 1.0
+"""What each trump another seat spends in the simulated trick is worth to the seat's side (an opponent's:
+one trump fewer to ruff our masters or take the last trick; a partner's: one fewer of ours)."""
 
 
 @dataclass(slots=True)
@@ -261,7 +264,7 @@ def _simulate(
             trick.append(tuple(play))
     value, coef = _trick_value(info, leader, trick, lead, best=standing.best, last=last)
     if rollout is None or layout is None:
-        return value, coef
+        return value + _trumps_drawn(info, leader, trick), coef
     hands = {s: list(h) for s, h in layout.items()}
     hands[info.seat] = rollout
     for offset in range(len(plays), PLAYERS):  # the modelled seats' cards of this trick leave their hands
@@ -270,6 +273,21 @@ def _simulate(
             for f in trick[offset]:
                 hands[seat][f] = max(0, hands[seat][f] - 1)
     return value + _rollout(info, hands, (leader + standing.best) % PLAYERS), coef
+
+
+def _trumps_drawn(info: Knowledge, leader: int, trick: Sequence[Sequence[int]]) -> float:
+    """The trumps the other seats spent in the trick, valued for the seat's side (pulling trumps)."""
+    if not TRUMP_DRAWN:
+        return 0.0
+    category = info.ctx.category
+    total = 0.0
+    for offset, play in enumerate(trick):
+        seat = (leader + offset) % PLAYERS
+        if seat == info.seat:
+            continue
+        n = sum(1 for f in play if category[f] == TRUMP)
+        total += -n * TRUMP_DRAWN if partners(seat, info.seat) else n * TRUMP_DRAWN
+    return total
 
 
 def _rollout(info: Knowledge, hands: dict[int, list[int]], leader: int) -> float:
