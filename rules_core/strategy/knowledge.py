@@ -24,6 +24,9 @@ PAIR_BONUS: Final = 1.0
 """Each copy of a held pair is worth this much more: pairs win and meet pair leads (R5.3)."""
 SPLIT: Final = 1.0
 """Playing one copy of a pair costs this much more."""
+POINT_FATE: Final = 0.2
+"""A point card kept goes to the attackers later with about this chance: keeping it is worth its points
+times this for the attackers, and costs as much for the dealer's side."""
 VOIDING: Final = 5.0
 """Playing the last cards of a plain suit while holding trumps costs this much less: a void to ruff with."""
 
@@ -164,6 +167,11 @@ def values(info: Knowledge, hand: Hand) -> list[float]:
                     value[face] = v
             higher += sum(unseen[f] for f in faces[i:j])
             i = j
+    if POINT_FATE and info.dealer is not None:
+        sign = POINT_FATE if (info.seat - info.dealer) % 2 == 1 else -POINT_FATE
+        for face in range(NUM_FACES):
+            if hand[face] and POINTS[face]:
+                value[face] += sign * POINTS[face]
     return value
 
 
