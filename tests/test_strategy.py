@@ -29,6 +29,7 @@ from rules_core.strategy import (
     strong_play,
     winning_play,
 )
+from rules_core.strategy.knowledge import POINT_FATE, VOIDING, cost, knowledge
 from rules_core.strategy.model import model_follow
 from rules_core.throw import check_lead
 from rules_core.trick import opening, resolve_trick
@@ -283,3 +284,38 @@ def test_an_end_game_is_played_out_and_charged_to_the_work() -> None:
             # a trick alone costs TRICK_WORK + its cards; played out, each of the cards left adds a trick
             assert found.work >= found.simulations * 2 * (TRICK_WORK + 1)
         assert_legal(ctx, DEFAULT_RULES, view, others)
+
+
+def test_the_dealers_side_sheds_points_on_its_own_sure_trick() -> None:
+    """A defender last to play, its partner holding the trick: the trick scores nothing (R8.2), but a 10
+    kept may reach the attackers later (POINT_FATE), so it sheds the 10 rather than a low card (six cards:
+    no end-game rollout, the cards kept are valued)."""
+    ctx = trump_context(2, Suit.H)
+    hand = hand_of(_cards("S10 S3 C4 C5 D6 D7"))
+    view = SeatView(seat=3, hand=hand, leader=0, plays=(_cards("S6"), _cards("SA"), _cards("S4")), dealer=1)
+    assert strong_play(ctx, DEFAULT_RULES, view) == _cards("S10")
+
+
+def test_a_kept_point_card_is_worth_more_to_the_attackers_than_to_the_dealers_side() -> None:
+    """The same 10 costs an attacker more to give up than a defender (R8.2: only the attackers score)."""
+    ctx = trump_context(2, Suit.H)
+    hand = hand_of(_cards("S10 S3 C4 C5"))
+    attacker = knowledge(ctx, DEFAULT_RULES, SeatView(seat=1, hand=hand, leader=1, dealer=0))
+    defender = knowledge(ctx, DEFAULT_RULES, SeatView(seat=2, hand=hand, leader=2, dealer=0))
+    ten = _cards("S10")
+    assert cost(attacker, hand, ten) > cost(defender, hand, ten)
+    assert cost(attacker, hand, ten) - cost(defender, hand, ten) == pytest.approx(2 * POINT_FATE * 10)
+    assert cost(attacker, hand, _cards("S3")) == cost(defender, hand, _cards("S3"))
+
+
+def test_a_void_to_ruff_with_is_worth_setting_up() -> None:
+    """Leading the last card of a plain suit, with trumps in hand, costs VOIDING less than a card of a
+    longer suit of the same worth would."""
+    ctx = trump_context(2, Suit.H)
+    hand = hand_of(_cards("C4 D4 D6 H3 H5"))
+    info = knowledge(ctx, DEFAULT_RULES, SeatView(seat=1, hand=hand, leader=1, dealer=0))
+    no_trumps = hand_of(_cards("C4 D4 D6 S3 S6"))
+    plain = knowledge(ctx, DEFAULT_RULES, SeatView(seat=1, hand=no_trumps, leader=1, dealer=0))
+    assert cost(info, hand, _cards("C4")) < info.value[_cards("C4")[0]]
+    assert cost(info, hand, _cards("C4")) == pytest.approx(info.value[_cards("C4")[0]] - VOIDING)
+    assert cost(plain, no_trumps, _cards("C4")) == pytest.approx(plain.value[_cards("C4")[0]])

@@ -19,7 +19,10 @@ How a play is chosen:
    scores the attackers' points it brings (signed for the seat's side, the dig included at the last
    trick), a small bonus for taking the lead, minus what the cards spent were worth for later tricks
    (masters, trumps and pairs are worth more than low cards, and a master is worth less once an
-   opponent is void in its suit).
+   opponent is void in its suit; a point card kept is worth a share of its points to the attackers and
+   costs the dealer's side as much, and emptying a plain suit while holding trumps sets up a ruff), plus
+   what the other seats' cards no longer do later (an opponent's trump spent cannot ruff, a point card
+   shed no longer reaches the attackers).
 
 The work per call is bounded whatever the position: past each candidate's first layout, sampling stops at
 :data:`MAX_WORK` units (a simulated trick costs :data:`TRICK_WORK` plus its lead's cards, and its time is

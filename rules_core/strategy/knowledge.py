@@ -24,6 +24,11 @@ PAIR_BONUS: Final = 1.0
 """Each copy of a held pair is worth this much more: pairs win and meet pair leads (R5.3)."""
 SPLIT: Final = 1.0
 """Playing one copy of a pair costs this much more."""
+POINT_FATE: Final = 0.2
+"""A point card kept goes to the attackers later with about this chance: keeping it is worth its points
+times this for the attackers, and costs as much for the dealer's side."""
+VOIDING: Final = 5.0
+"""Playing the last cards of a plain suit while holding trumps costs this much less: a void to ruff with."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,6 +167,11 @@ def values(info: Knowledge, hand: Hand) -> list[float]:
                     value[face] = v
             higher += sum(unseen[f] for f in faces[i:j])
             i = j
+    if POINT_FATE and info.dealer is not None:
+        sign = POINT_FATE if (info.seat - info.dealer) % 2 == 1 else -POINT_FATE
+        for face in range(NUM_FACES):
+            if hand[face] and POINTS[face]:
+                value[face] += sign * POINTS[face]
     return value
 
 
@@ -176,4 +186,11 @@ def cost(info: Knowledge, hand: Hand, play: Sequence[int]) -> float:
     for face, count in seen.items():
         if count == 1 and hand[face] == 2:
             total += SPLIT
+    if VOIDING and play:
+        category = info.ctx.category
+        cat = category[play[0]]
+        if cat != TRUMP and all(category[f] == cat for f in play):
+            held = sum(hand[f] for f in info.ctx.faces[cat])
+            if held == len(play) and any(hand[f] for f in info.ctx.faces[TRUMP]):
+                total -= VOIDING
     return total

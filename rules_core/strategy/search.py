@@ -45,6 +45,12 @@ ROLLOUT_CARDS: Final[int] = 2
 the hand (every seat by the opponents' model) instead of valuing the cards kept."""
 TEMPO: Final = 4.0
 """What taking the lead is worth, in points: the next lead is this side's choice."""
+OTHERS_FATE: Final = 0.3
+"""The share of a point card's points the attackers would have taken later, had the other seat kept it
+(see ``knowledge.POINT_FATE``): a point card another seat plays now no longer reaches them later."""
+TRUMP_DRAWN: Final = 1.0
+"""What each trump another seat spends in the simulated trick is worth to the seat's side (an opponent's:
+one trump fewer to ruff our masters or take the last trick; a partner's: one fewer of ours)."""
 
 
 @dataclass(slots=True)
@@ -261,7 +267,7 @@ def _simulate(
             trick.append(tuple(play))
     value, coef = _trick_value(info, leader, trick, lead, best=standing.best, last=last)
     if rollout is None or layout is None:
-        return value, coef
+        return value + _spent(info, leader, trick), coef
     hands = {s: list(h) for s, h in layout.items()}
     hands[info.seat] = rollout
     for offset in range(len(plays), PLAYERS):  # the modelled seats' cards of this trick leave their hands
@@ -270,6 +276,25 @@ def _simulate(
             for f in trick[offset]:
                 hands[seat][f] = max(0, hands[seat][f] - 1)
     return value + _rollout(info, hands, (leader + standing.best) % PLAYERS), coef
+
+
+def _spent(info: Knowledge, leader: int, trick: Sequence[Sequence[int]]) -> float:
+    """What the other seats' cards in the trick no longer do later, for the seat's side: the trumps they
+    spent (pulling an opponent's trumps, TRUMP_DRAWN) and the points that no longer reach the attackers
+    in a later trick (OTHERS_FATE)."""
+    category = info.ctx.category
+    total = 0.0
+    fate = 0.0
+    if info.dealer is not None:
+        fate = -OTHERS_FATE if (info.seat - info.dealer) % 2 == 1 else OTHERS_FATE
+    for offset, play in enumerate(trick):
+        seat = (leader + offset) % PLAYERS
+        if seat == info.seat:
+            continue
+        n = sum(1 for f in play if category[f] == TRUMP)
+        total += -n * TRUMP_DRAWN if partners(seat, info.seat) else n * TRUMP_DRAWN
+        total += fate * sum(POINTS[f] for f in play)
+    return total
 
 
 def _rollout(info: Knowledge, hands: dict[int, list[int]], leader: int) -> float:
