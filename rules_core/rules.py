@@ -345,6 +345,12 @@ class Rules:
             )
         _check_shape("decks", self.decks, MIN_DECKS, MAX_DECKS)
         _check_shape("seats", self.seats, MIN_SEATS, MAX_SEATS)
+        if self.decks > 2 and self.ruff is RuffStructure.COUNT:  # R14.7: a count of pairs, two decks only
+            raise InvalidArgumentError(
+                "ruff",
+                Problem.INCONSISTENT,
+                "RUFF-COUNT counts pairs: a table of more than two decks ruffs by COVER",
+            )
         _check_friends(self)
         for level in self.must_play:
             if not isinstance(level, int) or not 2 <= level <= 14:

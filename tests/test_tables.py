@@ -1,0 +1,288 @@
+"""Tables of three and four decks (R14): the engine against brute force on random positions.
+
+The reference follow check is R14.6 written literally on concrete cards: every choice of every ladder
+rung is tried from the follower's hand, and a play is legal exactly when it holds the cards some path
+took (the rest is filler). The reference trick tries every mapping of a ruff onto the lead's format
+(R14.7) and the literal R14.8 format test. On two decks the wide functions must agree with the two-deck
+engine, which is how R14 says it reduces to R3–R8.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from itertools import combinations, pairwise
+
+import pytest
+
+from rules_core.cards import NUM_FACES, Suit, hand_of, parse_cards
+from rules_core.errors import InvalidArgumentError
+from rules_core.follow import check_follow
+from rules_core.rules import DEFAULT_RULES, RuffStructure, Rules
+from rules_core.shapes import Decomposition
+from rules_core.table import Counter as CardCounter
+from rules_core.table import table_follow, table_sizes, table_trick
+from rules_core.trick import resolve_trick
+from rules_core.trump import TRUMP, TrumpContext, trump_context
+from rules_core.tuples import decompose_wide, follow_wide, grade, ruff_key_wide
+
+Unit = tuple[int, ...]
+REF_LADDER = {
+    2: [[(2, 1)]],
+    3: [[(3, 1)], [(2, 1)]],
+    4: [[(4, 1)], [(3, 1)], [(2, 2)], [(2, 1), (2, 1)], [(2, 1)]],
+}
+"""R14.6's ladders as RULES.md writes them (an independent transcription of ``tuples.LADDER``)."""
+
+
+def _units(ctx: TrumpContext, cards: Counter[int], w: int, k: int) -> list[Unit]:
+    """Every (w, k) unit in ``cards``: k faces held ≥ w times on k distinct consecutive rungs."""
+    faces = [f for f, c in cards.items() if c >= w]
+    found = []
+    for chosen in combinations(sorted(faces), k):
+        strengths = sorted(ctx.strength[f] for f in chosen)
+        if all(b - a == 1 for a, b in pairwise(strengths)):
+            found.append(tuple(sorted(f for f in chosen for _ in range(w))))
+    return found
+
+
+def _rung_ways(ctx: TrumpContext, cards: Counter[int], rung: list[tuple[int, int]]) -> list[Unit]:
+    """Every way of taking all the units of a ladder rung from ``cards``, without overlap."""
+    if not rung:
+        return [()]
+    ways = []
+    for unit in _units(ctx, cards, *rung[0]):
+        for more in _rung_ways(ctx, cards - Counter(unit), rung[1:]):
+            ways.append(tuple(sorted(unit + more)))
+    return ways
+
+
+def reference_taken(ctx: TrumpContext, own: Counter[int], led: Decomposition) -> set[Unit]:
+    """What each path of the R14.6 procedure takes from the follower's cards of the category."""
+    found: set[Unit] = set()
+
+    def walk(pending: list[tuple[int, int]], left: Counter[int], taken: Unit) -> None:
+        if not pending:
+            found.add(tuple(sorted(taken)))
+            return
+        (w, k), rest = pending[0], pending[1:]
+        if k >= 2:
+            units = _units(ctx, left, w, k)
+            if not units:
+                walk([(w, 1)] * k + rest, left, taken)
+            for unit in units:
+                walk(rest, left - Counter(unit), taken + unit)
+            return
+        for rung in REF_LADDER[w]:
+            ways = _rung_ways(ctx, left, rung)
+            if ways:
+                for way in ways:
+                    walk(rest, left - Counter(way), taken + way)
+                return
+        walk(rest, left, taken)
+
+    walk([grade(c) for c in led.components if c.pairs >= 1], own, ())
+    return found
+
+
+def _deal_category(rng: random.Random, decks: int, faces: list[int], size: int) -> Counter[int]:
+    """``size`` cards from a few adjacent faces, heaped so that tuples and tractors are common."""
+    cards: Counter[int] = Counter()
+    assert size <= decks * len(faces)
+    while sum(cards.values()) < size:
+        face = rng.choice(faces)
+        if cards[face] < decks:
+            cards[face] += 1
+    return cards
+
+
+def _position(rng: random.Random, decks: int) -> tuple[TrumpContext, Counter[int], tuple[int, ...]]:
+    ctx = trump_context(rng.randint(2, 14), rng.choice([Suit.H, Suit.D, None]))
+    category = rng.choice([0, TRUMP])
+    window = list(ctx.faces[category])
+    start = rng.randrange(max(1, len(window) - 5))
+    faces = window[start : start + 5]
+    total = _deal_category(rng, decks, faces, rng.randint(6, min(11, decks * len(faces))))
+    lead_size = rng.randint(2, min(6, sum(total.values()) - 1))
+    lead: list[int] = []
+    for face in rng.sample(list(total.elements()), lead_size):
+        lead.append(face)
+    hand = total - Counter(lead)
+    return ctx, hand, tuple(sorted(lead))
+
+
+@pytest.mark.parametrize("decks", [3, 4])
+def test_follow_check_matches_the_literal_ladder(decks: int) -> None:
+    """R14.6: on random D-deck positions every play of the category is legal exactly when brute force says."""
+    rng = random.Random(1400 + decks)
+    checked = illegal = 0
+    for _ in range(400):
+        ctx, own, lead = _position(rng, decks)
+        led = decompose_wide(ctx, lead)
+        n = len(lead)
+        if sum(own.values()) <= n or led.category is None:
+            continue
+        hand = tuple(own[f] for f in range(NUM_FACES))
+        taken = reference_taken(ctx, own, led)
+        for play in {tuple(sorted(p)) for p in combinations(sorted(own.elements()), n)}:
+            expected = any(Counter(t) <= Counter(play) for t in taken)
+            verdict = follow_wide(ctx, hand=hand, led=led, play=play)
+            assert verdict.__class__.__name__ == ("Legal" if expected else "Illegal"), (ctx.level, lead, play)
+            checked += 1
+            illegal += not expected
+    assert checked > 1000
+    assert illegal > 100
+
+
+def reference_ruff_key(ctx: TrumpContext, lead: Decomposition, play: tuple[int, ...]) -> int:
+    """R14.7 by brute force: every assignment of ruff units to the lead's components; -1 if none fits."""
+    if any(ctx.category[f] != TRUMP for f in play):
+        return -1
+    if lead.components[0].pairs == 0:
+        return max(ctx.strength[f] for f in play)
+    needs = [grade(c) for c in lead.components if c.pairs >= 1]
+    best = -1
+    fits = False
+
+    def assign(i: int, left: Counter[int], key: int) -> None:
+        nonlocal best, fits
+        if i == len(needs):
+            fits = True
+            best = max(best, key)
+            return
+        for unit in _units(ctx, left, *needs[i]):
+            top = max(ctx.strength[f] for f in unit)
+            assign(i + 1, left - Counter(unit), max(key, top) if needs[i] == needs[0] else key)
+
+    assign(0, Counter(play), -1)
+    return best if fits else -1
+
+
+def reference_winner(ctx: TrumpContext, plays: list[tuple[int, ...]]) -> int:
+    """R7.1 with R14.8 literally: the format test on the cards, the ruff key by brute force."""
+    lead = decompose_wide(ctx, plays[0])
+    category = lead.category
+    one = len(lead.components) == 1
+    w, k = grade(lead.components[0])
+    best, key, ruffed = 0, lead.components[0].top if one else 0, False
+    for i, play in enumerate(plays[1:], start=1):
+        counts = Counter(play)
+        if all(ctx.category[f] == category for f in play):
+            strengths = sorted(ctx.strength[f] for f in counts)
+            same = (
+                one
+                and len(counts) == k
+                and set(counts.values()) == {w}
+                and all(b - a == 1 for a, b in pairwise(strengths))
+            )
+            if same and not ruffed and strengths[-1] > key:
+                best, key = i, strengths[-1]
+        elif category != TRUMP:
+            ruff = reference_ruff_key(ctx, lead, play)
+            if ruff >= 0 and (not ruffed or ruff > key):
+                best, key, ruffed = i, ruff, True
+    return best
+
+
+def _trick(rng: random.Random, decks: int, seats: int) -> tuple[TrumpContext, list[tuple[int, ...]]]:
+    ctx = trump_context(rng.randint(2, 14), rng.choice([Suit.H, Suit.C]))
+    left = Counter(dict.fromkeys(range(NUM_FACES), decks))
+    spades = list(ctx.faces[0])
+    start = rng.randrange(len(spades) - 4)
+    lead = _deal_category(rng, decks, spades[start : start + 4], rng.randint(1, 6))
+    left -= lead
+    plays = [tuple(sorted(lead.elements()))]
+    n = len(plays[0])
+    for _ in range(seats - 1):
+        source = rng.choice([0, TRUMP, TRUMP, None])
+        pool = [f for f in range(NUM_FACES) if left[f] and (source is None or ctx.category[f] == source)]
+        window = rng.sample(pool, min(len(pool), 4))
+        play: Counter[int] = Counter()
+        for _ in range(200):
+            if sum(play.values()) == n:
+                break
+            face = rng.choice(window if rng.random() < 0.8 else pool)
+            if play[face] < left[face]:
+                play[face] += 1
+        if sum(play.values()) != n:
+            play = Counter(rng.sample(list(left.elements()), n))
+        left -= play
+        plays.append(tuple(sorted(play.elements())))
+    return ctx, plays
+
+
+@pytest.mark.parametrize(("decks", "seats"), [(3, 5), (3, 6), (4, 8), (4, 4)])
+def test_trick_winner_matches_every_mapping(decks: int, seats: int) -> None:
+    """R14.7–R14.8: the winner of random N-play tricks is brute force's, ruffs mapped every way."""
+    rng = random.Random(decks * 10 + seats)
+    rules = Rules(decks=decks, seats=seats)
+    ruffs = 0
+    for _ in range(250):
+        ctx, plays = _trick(rng, decks, seats)
+        attackers = frozenset(range(1, seats, 2))
+        result = table_trick(ctx, rules, leader=0, plays=plays, dealer=0, attackers=attackers)
+        assert result.winner == reference_winner(ctx, plays), plays
+        ruffs += result.won_by.name.endswith("RUFF")
+    assert ruffs > 20
+
+
+def test_two_decks_reduce_to_the_two_deck_engine() -> None:
+    """R14: on cards of at most two copies the wide follow check and trick are R5 and R7 exactly."""
+    rng = random.Random(2)
+    for _ in range(300):
+        ctx, own, lead = _position(rng, 2)
+        led = decompose_wide(ctx, lead)
+        if led.category is None or sum(own.values()) <= len(lead):
+            continue
+        hand = hand_of(own.elements())
+        for play in list({tuple(sorted(p)) for p in combinations(sorted(own.elements()), len(lead))})[:30]:
+            wide = follow_wide(ctx, hand=hand, led=led, play=play)
+            two = check_follow(ctx, hand=hand, lead=lead, play=play)
+            assert type(wide) is type(two), (lead, play)
+    for _ in range(300):
+        ctx, plays = _trick(rng, 2, 4)
+        trick = table_trick(ctx, Rules(seats=4), leader=1, plays=plays, dealer=1, attackers=frozenset({0, 2}))
+        known = resolve_trick(ctx, DEFAULT_RULES, leader=1, plays=plays, dealer=1)
+        assert (trick.winner, trick.judgements, trick.attacker_points) == (
+            known.winner,
+            known.judgements,
+            known.attacker_points,
+        )
+
+
+def test_ruff_key_tries_every_mapping() -> None:
+    """R14.7 (rbtying #397): a ruff whose greedy reading misses the lead's format still fits another way."""
+    ctx = trump_context(5, Suit.H)
+    lead = decompose_wide(ctx, parse_cards(["S9", "S9", "S9", "S3"]))  # a triple and a single
+    ruff = parse_cards(["HA", "HA", "HA", "HA"])  # a quadruple: a triple cut from it, the fourth card free
+    assert ruff_key_wide(ctx, lead, ruff) == ctx.strength[parse_cards(["HA"])[0]]
+    assert reference_ruff_key(ctx, lead, tuple(ruff)) == ruff_key_wide(ctx, lead, ruff)
+
+
+def test_table_sizes_follow_the_stated_rule() -> None:
+    """R14.2: every table's hands are equal, the bottom at least 5, and two decks four seats is R1.6."""
+    assert table_sizes(2, 4) == (25, 8)
+    for decks in (2, 3, 4):
+        for seats in range(4, 9):
+            hand, bottom = table_sizes(decks, seats)
+            assert hand * seats + bottom == 54 * decks
+            assert 5 <= bottom < 5 + seats
+
+
+def test_copies_past_the_decks_are_refused() -> None:
+    """R14.1: a fourth copy on three decks is INVALID_ARGUMENT naming where it appears."""
+    counter = CardCounter(3)
+    counter.add(parse_cards(["SA", "SA"]), "hand")
+    with pytest.raises(InvalidArgumentError) as raised:
+        counter.add(parse_cards(["SK", "SA", "SA"]), "lead")
+    assert raised.value.argument == "lead[2]"
+    ctx = trump_context(5, Suit.H)
+    with pytest.raises(InvalidArgumentError):
+        table_follow(ctx, Rules(decks=3, seats=4), hand=[0] * 40, lead=[1], play=[0])
+
+
+def test_ruff_count_is_two_deck_only() -> None:
+    """R14.7: RUFF-COUNT counts pairs, so a three-deck ruleset with it is refused, naming ``ruff``."""
+    with pytest.raises(InvalidArgumentError) as raised:
+        Rules(decks=3, ruff=RuffStructure.COUNT)
+    assert raised.value.argument == "ruff"
