@@ -21,8 +21,19 @@ from rules_core.kitty import validate_bury
 from rules_core.rules import Rules
 from rules_core.strategy.bury import suggest_bury
 from rules_core.strategy.declaration import suggest_declaration
+from rules_core.table import is_default
+from rules_core.table_turn import (
+    MAX_TABLE_CARDS,
+    no_coins,
+    on_rulebook_table,
+    resolve_table_trick,
+    rulebook_only,
+    settle_table_hand,
+    validate_table_play,
+)
 from rules_core.taodou import HandSettlement, settle
 from rules_core.trick import judge_trick
+from rules_core.trump import TrumpContext, trump_context
 from rules_core.turn import list_plays, suggest, validate_play
 from rules_core.verdicts import Illegal, Legal
 from services import convert
@@ -71,6 +82,15 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
         self._metrics.count(self._metrics.presets, method, preset)
         return rules, preset
 
+    @staticmethod
+    def _rulebook(rules: Rules, what: str, *, partners: bool = False) -> None:
+        """R14.10: an RPC ruled for the rulebooks' table only; another is INVALID_ARGUMENT naming the
+        ruleset field that makes it one (``ruleset.decks``, ``ruleset.seats``, ``ruleset.partners``)."""
+        try:
+            rulebook_only(rules, what, partners=partners)
+        except InvalidArgumentError as error:
+            raise error.within("ruleset") from None
+
     def _verdict(self, method: str, preset: str, verdict: Legal | Illegal) -> None:
         self._metrics.count(self._metrics.verdicts, method, preset, convert.reason_label(verdict))
         if isinstance(verdict, Legal) and verdict.throw is not None:
@@ -84,6 +104,8 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
         """R4 (leads and throws) or R5 (follows), by whether the trick has plays."""
         rules, preset = self._rules(request.ruleset, "ValidatePlay")
         ctx = convert.trump(request.level, request.contract)
+        if not is_default(rules):
+            return self._table_play(request, rules, preset, ctx, context)
         hand, plays = convert.cards(request.hand, "hand"), convert.seated(request.trick.plays, "trick.plays")
         cards, others = (
             convert.cards(request.cards, "cards"),
@@ -103,11 +125,35 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
         self._verdict("ValidatePlay", preset, result.verdict)
         return convert.play_response(result)
 
+    def _table_play(
+        self, request: pb.ValidatePlayRequest, rules: Rules, preset: str, ctx: TrumpContext, context: Context
+    ) -> pb.ValidatePlayResponse:
+        """ValidatePlay on another table (R14.4-R14.6): N seats in turn, up to four copies of a face."""
+        hand = convert.cards(request.hand, "hand", MAX_TABLE_CARDS)
+        plays = convert.seated(request.trick.plays, "trick.plays", table=True)
+        cards = convert.cards(request.cards, "cards", MAX_TABLE_CARDS)
+        others = convert.seated(request.other_hands, "other_hands", table=True)
+        check_deadline(context)
+        result = validate_table_play(
+            ctx,
+            rules,
+            seat=request.seat,
+            hand=hand,
+            trick_leader=convert.trick_leader(request),
+            trick_plays=plays,
+            cards=cards,
+            others=others,
+        )
+        self._verdict("ValidatePlay", preset, result.verdict)
+        return convert.play_response(result, wide=rules.decks > 2)
+
     @_answers
     def ResolveTrick(self, request: pb.ResolveTrickRequest, context: Context) -> pb.ResolveTrickResponse:
         """R7 (winner), R8 (points and the dig); with hands, each play is checked first (R4, R5)."""
         rules, preset = self._rules(request.ruleset, "ResolveTrick")
         ctx = convert.trump(request.level, request.contract)
+        if not on_rulebook_table(rules):
+            return self._table_trick(request, rules, preset, ctx, context)
         plays, hands = convert.seated(request.plays, "plays"), convert.seated(request.hands, "hands")
         bottom = convert.cards(request.bottom, "bottom")
         check_deadline(context)
@@ -127,12 +173,41 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
             self._metrics.count(self._metrics.tricks, judged.result.won_by.name.lower())
         return convert.judged_trick_response(judged)
 
+    def _table_trick(
+        self, request: pb.ResolveTrickRequest, rules: Rules, preset: str, ctx: TrumpContext, context: Context
+    ) -> pb.ResolveTrickResponse:
+        """ResolveTrick on another table (R14.8, R14.9), with the sides under finding friends (R15.8)."""
+        plays = convert.seated(request.plays, "plays", table=True)
+        hands = convert.seated(request.hands, "hands", table=True)
+        bottom = convert.cards(request.bottom, "bottom", MAX_TABLE_CARDS)
+        calls = convert.friend_calls(request.friend_calls)
+        before = convert.table_tricks(request.tricks_before, "tricks_before")
+        check_deadline(context)
+        judged = resolve_table_trick(
+            ctx,
+            rules,
+            leader=request.leader,
+            plays=plays,
+            dealer=request.dealer,
+            last=request.last_trick,
+            bottom=bottom,
+            hands=hands,
+            calls=calls,
+            before=before,
+        )
+        for verdict in judged.checks:
+            self._verdict("ResolveTrick", preset, verdict)
+        if judged.result is not None:
+            self._metrics.count(self._metrics.tricks, judged.result.won_by.name.lower())
+        return convert.table_trick_response(judged, rules.seats, rules.decks > 2)
+
     @_answers
     def ListLegalPlays(
         self, request: pb.ListLegalPlaysRequest, context: Context
     ) -> pb.ListLegalPlaysResponse:
         """Legal follows by the R5.3 procedure, or one-component leads plus whole-holding throws."""
         rules, _ = self._rules(request.ruleset, "ListLegalPlays")
+        self._rulebook(rules, "ListLegalPlays", partners=request.rank)
         ctx = convert.trump(request.level, request.contract)
         hand, plays = convert.cards(request.hand, "hand"), convert.seated(request.trick.plays, "trick.plays")
         so_far = convert.hand_so_far(request.hand_so_far)
@@ -156,6 +231,7 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
     def SuggestPlay(self, request: pb.SuggestPlayRequest, context: Context) -> pb.SuggestPlayResponse:
         """Auto-play (托管): the strong policy by default, or R13.6 (rightmost smallest, weakest follow)."""
         rules, _ = self._rules(request.ruleset, "SuggestPlay")
+        self._rulebook(rules, "SuggestPlay", partners=True)
         ctx = convert.trump(request.level, request.contract)
         hand, plays = convert.cards(request.hand, "hand"), convert.seated(request.trick.plays, "trick.plays")
         so_far = convert.hand_so_far(request.hand_so_far)
@@ -181,6 +257,8 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
     def SettleHand(self, request: pb.SettleHandRequest, context: Context) -> pb.SettleHandResponse:
         """R9 (levels, next dealer, end of game) and, with a stake, R12 (Tao Dou coins)."""
         rules, _ = self._rules(request.ruleset, "SettleHand")
+        if not on_rulebook_table(rules):
+            return self._settle_table(request, rules)
         result = settle(
             rules=rules,
             dealer_seat=request.dealer,
@@ -198,6 +276,27 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
         self._settled(result)
         return convert.settlement_response(result)
 
+    def _settle_table(self, request: pb.SettleHandRequest, rules: Rules) -> pb.SettleHandResponse:
+        """SettleHand on another table (R15.8-R15.13): per-seat levels from the whole trick record."""
+        levels = convert.seat_levels(request.seat_levels)
+        dealer = request.dealer
+        level = levels[dealer] if dealer < len(levels) else convert.MIN_LEVEL  # rules_core judges both
+        friends = bool(request.friend_calls) or request.contract
+        suit = convert.contract(request.contract, "contract") if friends else None
+        settled, calls = settle_table_hand(
+            rules,
+            trump_context(level, suit),
+            dealer=dealer,
+            levels=levels,
+            calls=convert.friend_calls(request.friend_calls),
+            tricks=convert.table_tricks(request.tricks, "tricks"),
+            dig_points=request.dig_points,
+            failed_throws=convert.failed_throws(request.failed_throws),
+            stake=request.HasField("tao_dou"),
+        )
+        self._metrics.count(self._metrics.settlements, settlement_band(settled.winner_side.value, settled.g))
+        return convert.table_settlement_response(settled, calls)
+
     def _settled(self, result: HandSettlement) -> None:
         band = settlement_band(result.settlement.winner_side.value, result.settlement.g_eff)
         self._metrics.count(self._metrics.settlements, band)
@@ -208,6 +307,7 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
     ) -> pb.CalculatePenaltyResponse:
         """R13: the penalty by phase and role, capped at the balance; R13.6 for a quitting dealer."""
         rules, _ = self._rules(request.ruleset, "CalculatePenalty")
+        no_coins(rules, "ruleset.coins")  # R14.10
         phase = convert.phase(request.phase, "phase")
         convert.coins_amount(request.base, "base", convert.MAX_BASE)
         convert.coins_amount(request.balance, "balance")
@@ -240,6 +340,7 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
     ) -> pb.ValidateDeclarationResponse:
         """R10: replay the acts in time order; each is accepted with its label or rejected with a reason."""
         rules, preset = self._rules(request.ruleset, "ValidateDeclaration")
+        self._rulebook(rules, "ValidateDeclaration")
         level = convert.level(request.level, "level")
         acts = convert.declarations(request.declarations, "declarations")
         check_deadline(context)
@@ -261,7 +362,8 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
     @_answers
     def ValidateBury(self, request: pb.ValidateBuryRequest, context: Context) -> pb.ValidateBuryResponse:
         """R11: exactly 8 of the dealer's 33 cards, any 8."""
-        _, preset = self._rules(request.ruleset, "ValidateBury")
+        rules, preset = self._rules(request.ruleset, "ValidateBury")
+        self._rulebook(rules, "ValidateBury")
         result = validate_bury(
             hand=convert.cards(request.hand, "hand"), bury=convert.cards(request.bury, "bury")
         )
@@ -275,6 +377,7 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
     ) -> pb.SuggestDeclarationResponse:
         """托管 during the deal: the act to show now or none, legal under R10 (rules_core.bidding judges)."""
         rules, _ = self._rules(request.ruleset, "SuggestDeclaration")
+        self._rulebook(rules, "SuggestDeclaration")
         level = convert.level(request.level, "level")
         received = convert.cards(request.received, "received")
         acts = convert.declarations(request.declarations, "declarations")
@@ -289,6 +392,7 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
     def SuggestBury(self, request: pb.SuggestBuryRequest, context: Context) -> pb.SuggestBuryResponse:
         """托管 for a dealer: 8 of his 33 cards (R11), by the strong policy or R13.6's auto-bury."""
         rules, _ = self._rules(request.ruleset, "SuggestBury")
+        self._rulebook(rules, "SuggestBury")
         ctx = convert.trump(request.level, request.contract)
         hand, bottom = convert.cards(request.hand, "hand"), convert.cards(request.bottom, "bottom")
         policy = convert.bury_policy(request.policy)
@@ -300,6 +404,7 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
     def AuditHand(self, request: pb.AuditHandRequest, context: Context) -> pb.AuditHandResponse:
         """rules_core's audit replays the hand and stops at the first broken rule; a valid hand is settled."""
         rules, preset = self._rules(request.ruleset, "AuditHand")
+        self._rulebook(rules, "AuditHand", partners=True)
         level = convert.level(request.level, "level")
         attacker_level = convert.level(request.attacker_level, "attacker_level")
         hands, bottom = convert.seated(request.hands, "hands"), convert.cards(request.bottom, "bottom")

@@ -958,6 +958,7 @@ class SettleHandRequest(_message.Message):
     FRIEND_CALLS_FIELD_NUMBER: _builtins.int
     TRICKS_FIELD_NUMBER: _builtins.int
     DIG_POINTS_FIELD_NUMBER: _builtins.int
+    CONTRACT_FIELD_NUMBER: _builtins.int
     dealer: _builtins.int
     """The seat that dealt this hand, 0..seats-1."""
     dealer_team_level: _types_pb2.Rank.ValueType
@@ -969,6 +970,10 @@ class SettleHandRequest(_message.Message):
     dig_points: _builtins.int
     """Other tables (R15.9): the bottom's points times the dig multiplier (R8.3-R8.5, R14.9), a multiple of 5;
     added when the last trick's winner ends on the attacking side.
+    """
+    contract: _types_pb2.Contract.ValueType
+    """Finding friends (R15.4): the hand's trump suit or no-trump, which the calls' limits read; required there.
+    Other tables with fixed partners may leave it unset.
     """
     @_builtins.property
     def ruleset(self) -> _types_pb2.Ruleset:
@@ -1022,10 +1027,11 @@ class SettleHandRequest(_message.Message):
         friend_calls: _abc.Iterable[_types_pb2.FriendCall] | None = ...,
         tricks: _abc.Iterable[Global___RecordedTrick] | None = ...,
         dig_points: _builtins.int = ...,
+        contract: _types_pb2.Contract.ValueType = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["last_trick_winner", b"last_trick_winner", "ruleset", b"ruleset", "tao_dou", b"tao_dou"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["attacker_level", b"attacker_level", "dealer", b"dealer", "dealer_team_level", b"dealer_team_level", "dig_points", b"dig_points", "failed_throws", b"failed_throws", "friend_calls", b"friend_calls", "last_trick_winner", b"last_trick_winner", "ruleset", b"ruleset", "score", b"score", "seat_levels", b"seat_levels", "tao_dou", b"tao_dou", "tricks", b"tricks"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["attacker_level", b"attacker_level", "contract", b"contract", "dealer", b"dealer", "dealer_team_level", b"dealer_team_level", "dig_points", b"dig_points", "failed_throws", b"failed_throws", "friend_calls", b"friend_calls", "last_trick_winner", b"last_trick_winner", "ruleset", b"ruleset", "score", b"score", "seat_levels", b"seat_levels", "tao_dou", b"tao_dou", "tricks", b"tricks"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
