@@ -202,7 +202,8 @@ class TableTrick:
     checks: tuple[Legal | Illegal, ...]
     problem: str
     sides: SidesAfter | None
-    """Finding friends: the sides and the calls after this trick; None under fixed partners."""
+    """The sides and the calls after this trick (R15.8; fixed partners: every other seat); None when the
+    trick is not resolved."""
 
 
 def _tricks(records: Sequence[RecordedTrick], path: str) -> tuple[Trick, ...]:
@@ -213,6 +214,11 @@ def _tricks(records: Sequence[RecordedTrick], path: str) -> tuple[Trick, ...]:
             raise InvalidArgumentError(f"{path}[{t}].winner", Problem.MISSING, "each trick names its winner")
         tricks.append(Trick(tuple(Play(seat, tuple(cards)) for seat, cards in plays), winner))
     return tuple(tricks)
+
+
+def _ruleset(error: InvalidArgumentError) -> InvalidArgumentError:
+    """R15.1: a table its partners cannot seat is the ruleset's fault (``ruleset.partners``)."""
+    return _renamed(error, "partners", "ruleset.partners")
 
 
 def _renamed(error: InvalidArgumentError, old: str, new: str) -> InvalidArgumentError:
@@ -250,27 +256,20 @@ def resolve_table_trick(
     checks = _check_plays(ctx, rules, leader, cards, hands) if hands else ()
     problem = _problem(checks, leader, n)
     friends = rules.partners is Partners.FRIENDS
-    earlier = _tricks(before, "tricks_before") if friends else ()
-    if friends:
-        try:
-            replay_sides(rules, ctx, dealer, calls, earlier)
-        except InvalidArgumentError as error:
-            raise _renamed(error, "tricks", "tricks_before") from None
-    elif calls or before:
-        field = "friend_calls" if calls else "tricks_before"
-        raise InvalidArgumentError(field, Problem.INCONSISTENT, "friend calls need PARTNERS_FRIENDS (R15.1)")
+    earlier = _tricks(before, "tricks_before")
+    try:  # R15.1-R15.4, R15.15: the calls fit the table and the tricks before are a hand's
+        replay_sides(rules, ctx, dealer, calls, earlier)
+    except InvalidArgumentError as error:
+        raise _ruleset(_renamed(error, "tricks", "tricks_before")) from None
     if problem:
         return TableTrick(leader, None, checks, problem, None)
     probe = table_trick(ctx, rules, leader=leader, plays=cards, dealer=dealer, attackers=frozenset())
-    if not friends:
-        result = table_trick(ctx, rules, leader=leader, plays=cards, dealer=dealer, last=last, bottom=bottom)
-        return TableTrick(leader, result, checks, "", None)
     current = Trick(tuple(Play(seat, tuple(faces)) for seat, faces in plays), probe.winner)
     try:
         sides = replay_sides(rules, ctx, dealer, calls, (*earlier, current))[-1]
     except InvalidArgumentError as error:
         raise _renamed(error, f"tricks[{len(earlier)}].", "") from None
-    attackers = frozenset(range(n)) - sides.dealer_side
+    attackers = frozenset(range(n)) - sides.dealer_side if friends else None
     result = table_trick(
         ctx, rules, leader=leader, plays=cards, dealer=dealer, last=last, bottom=bottom, attackers=attackers
     )
@@ -337,8 +336,6 @@ def settle_table_hand(
         raise InvalidArgumentError(
             "tao_dou", Problem.INCONSISTENT, "a Tao Dou stake settles on two decks, four fixed seats (R14.10)"
         )
-    if rules.partners is Partners.FIXED and calls:
-        raise InvalidArgumentError("friend_calls", Problem.INCONSISTENT, "friend calls need PARTNERS_FRIENDS")
     played = _tricks(tricks, "tricks")
     try:
         settled = settle_table(
@@ -352,7 +349,7 @@ def settle_table_hand(
             failed_throws=failed_throws,
         )
     except InvalidArgumentError as error:
-        raise _renamed(error, "levels", "seat_levels") from None
+        raise _ruleset(_renamed(error, "levels", "seat_levels")) from None
     return settled, replay_sides(rules, ctx, dealer, calls, played)[-1].calls
 
 

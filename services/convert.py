@@ -952,4 +952,5 @@ def table_settlement_response(settled: TableSettlement, calls: Sequence[CallStat
         calls=[call_state(state) for state in calls],
         small_team=settled.small_team,
         small_team_bonus=settled.bonus,
+        table_score=settled.score,
     )

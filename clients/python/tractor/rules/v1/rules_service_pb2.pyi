@@ -858,8 +858,8 @@ class ResolveTrickResponse(_message.Message):
 
     @_builtins.property
     def dealer_side(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
-        """Finding friends (R15.8): the seats on the dealer's side after this trick, ascending (0..seats-1); every
-        other seat attacks. Empty under fixed partners.
+        """Other tables (R14.9, R15.8): the seats on the dealer's side after this trick, ascending (0..seats-1);
+        every other seat attacks. Empty on the rulebooks' table and for a trick not resolved.
         """
 
     @_builtins.property
@@ -1178,6 +1178,7 @@ class SettleHandResponse(_message.Message):
     CALLS_FIELD_NUMBER: _builtins.int
     SMALL_TEAM_FIELD_NUMBER: _builtins.int
     SMALL_TEAM_BONUS_FIELD_NUMBER: _builtins.int
+    TABLE_SCORE_FIELD_NUMBER: _builtins.int
     winner: _types_pb2.Side.ValueType
     """The side that won the hand: the dealer team below 80 points, the attackers from 80 (R9.2)."""
     levels_gained: _builtins.int
@@ -1210,6 +1211,10 @@ class SettleHandResponse(_message.Message):
     """Finding friends: the dealer's side ended with fewer seats than one plus the calls (R15.7)."""
     small_team_bonus: _builtins.bool
     """Finding friends: the small team won and gained one more level (R15.12)."""
+    table_score: _builtins.int
+    """Other tables: the attackers' final score, counted from the tricks by the final sides with the dig and
+    the failed-throw penalty (R15.8, R15.9, R16.2); it may be below 0. 0 on the rulebooks' table.
+    """
     @_builtins.property
     def coins(self) -> Global___CoinSettlement:
         """The coin settlement, when the request had a stake."""
@@ -1251,10 +1256,11 @@ class SettleHandResponse(_message.Message):
         calls: _abc.Iterable[_types_pb2.FriendCallState] | None = ...,
         small_team: _builtins.bool = ...,
         small_team_bonus: _builtins.bool = ...,
+        table_score: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["coins", b"coins"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["attacker_level_after", b"attacker_level_after", "back_to_two", b"back_to_two", "calls", b"calls", "coins", b"coins", "dealer_side", b"dealer_side", "dealer_team_level_after", b"dealer_team_level_after", "effective_levels_gained", b"effective_levels_gained", "game_over", b"game_over", "game_winner", b"game_winner", "levels_gained", b"levels_gained", "next_dealer", b"next_dealer", "next_level", b"next_level", "score_coefficient", b"score_coefficient", "seats", b"seats", "small_team", b"small_team", "small_team_bonus", b"small_team_bonus", "take_over", b"take_over", "throw_penalty", b"throw_penalty", "winner", b"winner"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["attacker_level_after", b"attacker_level_after", "back_to_two", b"back_to_two", "calls", b"calls", "coins", b"coins", "dealer_side", b"dealer_side", "dealer_team_level_after", b"dealer_team_level_after", "effective_levels_gained", b"effective_levels_gained", "game_over", b"game_over", "game_winner", b"game_winner", "levels_gained", b"levels_gained", "next_dealer", b"next_dealer", "next_level", b"next_level", "score_coefficient", b"score_coefficient", "seats", b"seats", "small_team", b"small_team", "small_team_bonus", b"small_team_bonus", "table_score", b"table_score", "take_over", b"take_over", "throw_penalty", b"throw_penalty", "winner", b"winner"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

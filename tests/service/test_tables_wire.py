@@ -1,0 +1,577 @@
+"""Other tables over the wire (R14, R15): every worked case of a table other than two decks and four seats,
+and every finding-friends case, through a live loopback server; bad table inputs; the worst throw.
+
+Requests are built in the proto JSON mapping as any client would build them (``ruleset.decks``,
+``ruleset.seats``, ``friend_calls``, ``tricks_before``, ``seat_levels``); answers are compared as CASES.md
+says. The finding-friends lines go trick by trick through ResolveTrick (the sides after each trick) and,
+with levels, through SettleHand (each seat's level change).
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from typing import Any
+
+import grpc
+import pytest
+from test_worked_cases_wire import context, rank, ruleset
+from wire import call, message, multiset, names, rejected
+from worked_cases import Case, cases, seat, table_of
+
+from tractor.rules.v1 import rules_service_pb2 as pb
+from tractor.rules.v1 import rules_service_pb2_grpc, types_pb2
+
+Stub = rules_service_pb2_grpc.RulesServiceStub
+INVALID = grpc.StatusCode.INVALID_ARGUMENT
+_RUFFS = {pb.JUDGEMENT_RUFF, pb.JUDGEMENT_OVER_RUFF, pb.JUDGEMENT_UNDER_RUFF}
+_FRIEND_OPTIONS = {"PARTNERS": "partners", "MULTIPLE_JOIN": "multiple_join"}
+
+
+def table_cases(area: str) -> list[Any]:
+    """An area's lines of other tables (R14): the rulebooks' table is test_worked_cases_wire's."""
+    return [param for param in cases(area, tables=True) if table_of(param.values[0]) != (2, 4)]
+
+
+def table_context(case: Case, **extra: Any) -> dict[str, Any]:
+    """The case's context on its table: ``ruleset.decks`` and ``ruleset.seats`` (R14), plus ``extra``."""
+    body = context(case)
+    decks, seats = table_of(case)
+    body["ruleset"] = {**body["ruleset"], "decks": decks, "seats": seats, **extra}
+    return body
+
+
+def _seats(case: Case) -> int:
+    return table_of(case)[1]
+
+
+# ------------------------------------------------------------------------------------------------
+# R14: leads, throws, follows, tricks, ruffs, digs
+
+
+def wide_components(components: Any) -> list[tuple[str, int, int, Counter[str]]]:
+    """Wire components as (type, rungs, width, cards), order-free (R14.3)."""
+    return sorted(
+        (
+            types_pb2.ComponentType.Name(c.type).removeprefix("COMPONENT_TYPE_").lower(),
+            c.pairs,
+            c.width,
+            multiset(c.cards),
+        )
+        for c in components
+    )
+
+
+@pytest.mark.parametrize("case", table_cases("lead"))
+def test_lead(stub: Stub, case: Case) -> None:
+    """R14.3: a lead's shape and its tuples, with their widths."""
+    lead = case["input"]["cards"]
+    others = [{"seat": s} for s in range(1, _seats(case))]
+    body = {
+        **table_context(case),
+        "seat": 0,
+        "hand": names(lead),
+        "cards": names(lead),
+        "other_hands": others,
+    }
+    response = call(stub.ValidatePlay, message(pb.ValidatePlayRequest, body))
+    expect = case["expect"]
+    assert response.shape == types_pb2.Shape.Value(f"SHAPE_{expect['shape'].upper()}")
+    want = sorted((c["type"], c["pairs"], c["width"], Counter(c["cards"])) for c in expect["components"])
+    assert wide_components(response.components) == want
+    assert response.legal
+
+
+@pytest.mark.parametrize("case", table_cases("throw"))
+def test_throw(stub: Stub, case: Case) -> None:
+    """R14.5: a throw against the other N - 1 hands; when it fails, the forced component and the evidence."""
+    attempt, given = case["input"]["throw"], case["input"]["others"]
+    hands = {seat(label): hand for label, hand in given.items()}
+    others = [{"seat": s, "cards": names(hands.get(s, []))} for s in range(1, _seats(case))]
+    body = {**table_context(case), "seat": 0, "hand": names(attempt), "cards": names(attempt)}
+    response = call(stub.ValidatePlay, message(pb.ValidatePlayRequest, {**body, "other_hands": others}))
+    expect = case["expect"]
+    assert response.legal
+    outcome = response.throw_outcome
+    ok = outcome.result != types_pb2.THROW_RESULT_FAILED
+    assert ok == expect["ok"]
+    if ok:
+        return
+    assert multiset(outcome.forced.cards) == Counter(expect["forced"])
+    assert multiset(outcome.returned) + multiset(outcome.led) == Counter(attempt)  # R4.7
+    assert outcome.evidence
+    for beat in outcome.evidence:
+        assert multiset(beat.cards) <= Counter(hands[beat.seat])
+
+
+@pytest.mark.parametrize("case", table_cases("follow"))
+def test_follow(stub: Stub, case: Case) -> None:
+    """R14.6: the follow ladder; an illegal follow carries a reason and a message."""
+    data = case["input"]
+    body = {
+        **table_context(case),
+        "seat": 1,
+        "hand": names(data["hand"]),
+        "cards": names(data["play"]),
+        "trick": {"leader": 0, "plays": [{"seat": 0, "cards": names(data["lead"])}]},
+    }
+    response = call(stub.ValidatePlay, message(pb.ValidatePlayRequest, body))
+    assert response.legal == case["expect"]["legal"]
+    assert (response.violation == types_pb2.VIOLATION_UNSPECIFIED) == response.legal
+    assert bool(response.message) != response.legal
+
+
+def _seating(case: Case) -> dict[str, Any]:
+    """Request fields that seat the line's attackers (R14.9): fixed partners on an even table (checked to be
+    the line's), and on an odd one finding friends (R15): the dealer calls the other defenders' clubs, and
+    a trick before this one, won by the leader of this one (seat 0), brings them onto his side."""
+    n = _seats(case)
+    labels = case["input"].get("attackers")
+    attackers = {seat(label) for label in labels} if labels else set(range(1, n, 2))
+    defenders = sorted(set(range(n)) - attackers)
+    dealer = defenders[0]
+    if n % 2 == 0:
+        assert attackers == {(dealer + k) % n for k in range(1, n, 2)}, "fixed partners seat these attackers"
+        return {"dealer": dealer}
+    friends = defenders[1:]
+    called = dict(zip(friends, ["CK", "CQ", "CJ"], strict=False))
+    spare = iter(["C7", "C8", "C9", "C10", "C6"])
+    order = [(dealer + i) % n for i in range(n)]
+    cards = {s: "CA" if s == 0 else called.get(s) or next(spare) for s in order}
+    before = {"plays": [{"seat": s, "cards": names([cards[s]])} for s in order], "winner": 0}
+    return {
+        "ruleset_extra": {"partners": "PARTNERS_FRIENDS", "friend_calls": len(friends)},
+        "dealer": dealer,
+        "friend_calls": [{"card": names([called[s]])[0], "copy": 1} for s in friends],
+        "tricks_before": [before],
+    }
+
+
+def _resolve(stub: Stub, case: Case, plays: list[list[str]], **extra: Any) -> pb.ResolveTrickResponse:
+    seating = _seating(case)
+    body = {
+        **table_context(case, **seating.pop("ruleset_extra", {})),
+        **seating,
+        "leader": 0,
+        "plays": [{"seat": i, "cards": names(cards)} for i, cards in enumerate(plays)],
+        **extra,
+    }
+    response: pb.ResolveTrickResponse = call(stub.ResolveTrick, message(pb.ResolveTrickRequest, body))
+    if "tricks_before" in seating:  # R15.8: the sides the record makes are the line's
+        attackers = {seat(label) for label in case["input"]["attackers"]}
+        assert set(response.dealer_side) == set(range(_seats(case))) - attackers
+    return response
+
+
+@pytest.mark.parametrize("case", table_cases("trick"))
+def test_trick(stub: Stub, case: Case) -> None:
+    """R14.8: the winner among N plays, and the points of all of them."""
+    response = _resolve(stub, case, case["input"]["plays"])
+    assert response.legal
+    assert len(response.plays) == _seats(case)
+    assert response.winner == seat(case["expect"]["winner"])
+    assert response.trick_points == case["expect"]["points"]
+
+
+@pytest.mark.parametrize("case", table_cases("ruff"))
+def test_ruff(stub: Stub, case: Case) -> None:
+    """R14.7: which follows are valid ruffs of tuples (every mapping), and who wins."""
+    response = _resolve(stub, case, case["input"]["plays"])
+    expect = case["expect"]
+    assert response.winner == seat(expect["winner"])
+    assert response.trick_points == expect["points"]
+    for label, valid in expect["valid_ruff"].items():
+        assert (response.plays[seat(label)].judgement in _RUFFS) == valid, label
+
+
+@pytest.mark.parametrize("case", table_cases("dig"))
+def test_dig(stub: Stub, case: Case) -> None:
+    """R14.9: the dig on the table's bottom, 2^(1 + (w - 1) k) per shape."""
+    data, expect = case["input"], case["expect"]
+    response = _resolve(stub, case, data["last_trick"], last_trick=True, bottom=names(data["bottom"]))
+    assert response.winner == seat(expect["winner"])
+    assert response.trick_points == expect["trick_points"]
+    assert response.dig_multiplier == (expect["multiplier"] or 0)
+    assert response.bottom_added == expect["bottom_added"]
+    attacked = f"P{response.winner + 1}" in data["attackers"]
+    assert response.attacker_points == (expect["trick_points"] + expect["bottom_added"] if attacked else 0)
+
+
+# ------------------------------------------------------------------------------------------------
+# R15: finding friends
+
+
+def friends_ruleset(case: Case) -> dict[str, Any]:
+    """A friends line's ruleset on the wire: its table, then its options (R15.1-R15.6, R15.12)."""
+    opts = dict(case["opts"])
+    extra: dict[str, Any] = {"decks": case["input"]["decks"], "seats": case["input"]["seats"]}
+    for option, field in _FRIEND_OPTIONS.items():
+        if option in opts:
+            extra[field] = f"{field.upper()}_{opts.pop(option)}"
+    if "FRIEND_CALLS" in opts:
+        extra["friend_calls"] = opts.pop("FRIEND_CALLS")
+    if "FRIEND_LIMITS" in opts:
+        extra["friend_limits"] = {"limits": [f"FRIEND_LIMIT_{limit}" for limit in opts.pop("FRIEND_LIMITS")]}
+    if "SMALL_TEAM_BONUS" in opts:
+        extra["small_team_bonus"] = opts.pop("SMALL_TEAM_BONUS")
+    return {**ruleset({**case, "opts": opts}), **extra}
+
+
+def _contract(case: Case) -> str:
+    """The line's contract on the wire (its options go through ``friends_ruleset``)."""
+    contract: str = context({**case, "opts": {}})["contract"]
+    return contract
+
+
+def _calls(case: Case) -> list[dict[str, Any]]:
+    return [{"card": names([c["card"]])[0], "copy": c["copy"]} for c in case["input"]["calls"]]
+
+
+def _recorded(trick: dict[str, Any]) -> dict[str, Any]:
+    plays = [{"seat": play["seat"], "cards": names(play["cards"])} for play in trick["plays"]]
+    return {"plays": plays, "winner": trick["winner"]}
+
+
+def _trick_request(case: Case, index: int) -> pb.ResolveTrickRequest:
+    """The line's trick ``index`` as a ResolveTrick request, with the calls and the tricks before it."""
+    data = case["input"]
+    tricks = data["tricks"]
+    if tricks:
+        trick = tricks[index]
+    else:  # a refused line has no trick: a plain one from the dealer, of cards no call names
+        free = ("C3", "C4", "C6", "C7", "C8", "C9", "CJ", "CQ")
+        seats = data["seats"]
+        trick = {"plays": [{"seat": (data["dealer"] + i) % seats, "cards": [free[i]]} for i in range(seats)]}
+    body = {
+        "ruleset": friends_ruleset(case),
+        "level": rank(case["level"]),
+        "contract": _contract(case),
+        "leader": trick["plays"][0]["seat"],
+        "dealer": data["dealer"],
+        "plays": [{"seat": play["seat"], "cards": names(play["cards"])} for play in trick["plays"]],
+        "friend_calls": _calls(case),
+        "tricks_before": [_recorded(before) for before in tricks[:index]],
+    }
+    return message(pb.ResolveTrickRequest, body)
+
+
+def _call_states(states: Any) -> list[dict[str, Any]]:
+    return [
+        {
+            "met_by": state.met_by if state.HasField("met_by") else None,
+            "trick": state.trick if state.HasField("trick") else None,
+            "joined": state.joined,
+        }
+        for state in states
+    ]
+
+
+def _settle(stub: Stub, case: Case) -> dict[str, Any]:
+    """SettleHand on the line's table: the whole record, each seat's level (R15.8-R15.13)."""
+    data = case["input"]
+    body = {
+        "ruleset": friends_ruleset(case),
+        "dealer": data["dealer"],
+        "contract": _contract(case),
+        "seat_levels": [rank(level) for level in data["levels"]],
+        "friend_calls": _calls(case),
+        "tricks": [_recorded(trick) for trick in data["tricks"]],
+        "dig_points": data.get("dig_points", 0),
+        "failed_throws": data.get("failed_throws", []),
+    }
+    response = call(stub.SettleHand, message(pb.SettleHandRequest, body))
+    return {
+        "score": response.table_score,
+        "winner_side": "dealer_team" if response.winner == types_pb2.SIDE_DEALER_TEAM else "attackers",
+        "g": response.levels_gained,
+        "small_team": response.small_team,
+        "bonus": response.small_team_bonus,
+        "levels_after": [_level(result.level_after) for result in response.seats],
+        "next_dealer": response.next_dealer,
+        "next_level": _level(response.next_level),
+        "game_over": response.game_over,
+        "throw_penalty": response.throw_penalty,
+        "back_to_two": response.back_to_two,
+    }
+
+
+def _level(value: int) -> str | None:
+    if value == types_pb2.RANK_UNSPECIFIED:
+        return None
+    return types_pb2.Rank.Name(types_pb2.Rank.ValueType(value)).removeprefix("RANK_")
+
+
+def _wire_field(field: str) -> str:
+    """A friends line's refused argument as the service names it: calls are request fields, the rest the
+    ruleset's (CASES.md)."""
+    return field if field.startswith("friend_calls") else f"ruleset.{field}"
+
+
+@pytest.mark.parametrize("case", cases("friends"))
+def test_friends(stub: Stub, case: Case) -> None:
+    """R15: the sides and the points after each trick, the calls, and with levels each seat's settlement."""
+    expect, data = case["expect"], case["input"]
+    if "error" in expect:
+        code, violations = rejected(stub.ResolveTrick, _trick_request(case, 0))
+        assert code == INVALID
+        assert (_wire_field(expect["error"]["field"]), expect["error"]["problem"]) in violations
+        return
+    sides, won, points, calls = [], [], [], []
+    for index, trick in enumerate(data["tricks"]):
+        response = call(stub.ResolveTrick, _trick_request(case, index))
+        assert response.legal
+        assert response.winner == trick["winner"]  # the line's winner is the one R7 names (CASES.md)
+        side = list(response.dealer_side)
+        sides.append(side)
+        won.append((response.winner, response.trick_points))
+        points.append(sum(value for winner, value in won if winner not in side))
+        calls = _call_states(response.calls)
+    assert sides == expect["sides"]
+    assert points == expect["points"]
+    assert calls == expect["calls"]
+    settlement = _settle(stub, case) if data.get("levels") else None
+    assert settlement == expect["settlement"]
+
+
+def test_forced_friend_follow_over_the_wire(stub: Stub) -> None:
+    """WC-407 (R15.5): the friend's SA was its only legal follow; ValidatePlay on its full hand agrees."""
+    (case,) = [param.values[0] for param in cases("friends") if param.id == "WC-407"]
+    forced = case["input"]["forced"]
+    trick = case["input"]["tricks"][forced["trick"]]
+    plays = trick["plays"]
+    position = next(i for i, play in enumerate(plays) if play["seat"] == forced["seat"])
+    body = {
+        "ruleset": friends_ruleset(case),
+        "level": rank(case["level"]),
+        "contract": _contract(case),
+        "seat": forced["seat"],
+        "hand": names(forced["hand"]),
+        "cards": names(plays[position]["cards"]),
+        "trick": {
+            "leader": plays[0]["seat"],
+            "plays": [{"seat": p["seat"], "cards": names(p["cards"])} for p in plays[:position]],
+        },
+    }
+    listing = call(stub.ValidatePlay, message(pb.ValidatePlayRequest, body))
+    assert listing.legal
+
+
+# ------------------------------------------------------------------------------------------------
+# refusals
+
+
+def _table(decks: int, seats: int, **extra: Any) -> dict[str, Any]:
+    return {"preset": "default", "decks": decks, "seats": seats, **extra}
+
+
+def _play(ruleset: dict[str, Any], **extra: Any) -> pb.ValidatePlayRequest:
+    body = {"ruleset": ruleset, "level": "RANK_5", "contract": "CONTRACT_HEARTS", "seat": 0}
+    return message(
+        pb.ValidatePlayRequest, {**body, "hand": names(["SA", "SK"]), "cards": names(["SA"]), **extra}
+    )
+
+
+BAD_RULESETS = [
+    pytest.param(_table(5, 4), "ruleset.decks", "OUT_OF_RANGE", id="five-decks"),
+    pytest.param(_table(2, 9), "ruleset.seats", "OUT_OF_RANGE", id="nine-seats"),
+    pytest.param(
+        _table(3, 4, ruff_structure="RUFF_STRUCTURE_COUNT"),
+        "ruleset.ruff_structure",
+        "INCONSISTENT",
+        id="count",
+    ),
+    pytest.param(
+        {"preset": "rulebook-000", "decks": 3}, "ruleset.ruff_structure", "INCONSISTENT", id="book-3-decks"
+    ),
+    pytest.param(_table(3, 6, coins=True), "ruleset.coins", "INCONSISTENT", id="coins"),
+    pytest.param(_table(2, 6, friend_calls=5), "ruleset.friend_calls", "OUT_OF_RANGE", id="calls"),
+    pytest.param(
+        _table(2, 4, friend_limits={"limits": ["FRIEND_LIMIT_UNSPECIFIED"]}),
+        "ruleset.friend_limits.limits[0]",
+        "UNKNOWN_VALUE",
+        id="limit",
+    ),
+    pytest.param(_table(3, 6, partners=9), "ruleset.partners", "UNKNOWN_VALUE", id="partners"),
+]
+
+
+@pytest.mark.parametrize(("ruleset", "field", "reason"), BAD_RULESETS)
+def test_bad_table_rulesets(stub: Stub, ruleset: dict[str, Any], field: str, reason: str) -> None:
+    """R14.1, R14.7, R14.10, R15.2, R15.4: a ruleset no table has is INVALID_ARGUMENT naming its field."""
+    assert rejected(stub.ValidatePlay, _play(ruleset)) == (INVALID, [(field, reason)])
+
+
+def _other_rpcs() -> list[Any]:
+    six = _table(3, 6)
+    friends4 = _table(2, 4, partners="PARTNERS_FRIENDS")
+    turn = {"level": "RANK_5", "contract": "CONTRACT_HEARTS", "seat": 0, "hand": names(["SA"])}
+    return [
+        pytest.param(
+            "ListLegalPlays", pb.ListLegalPlaysRequest, {"ruleset": six, **turn}, "ruleset.decks", id="list"
+        ),
+        pytest.param(
+            "SuggestPlay",
+            pb.SuggestPlayRequest,
+            {"ruleset": friends4, **turn},
+            "ruleset.partners",
+            id="suggest",
+        ),
+        pytest.param(
+            "ValidateDeclaration",
+            pb.ValidateDeclarationRequest,
+            {"ruleset": _table(2, 6), "level": "RANK_2"},
+            "ruleset.seats",
+            id="declare",
+        ),
+        pytest.param("ValidateBury", pb.ValidateBuryRequest, {"ruleset": six}, "ruleset.decks", id="bury"),
+        pytest.param(
+            "SuggestBury", pb.SuggestBuryRequest, {"ruleset": six}, "ruleset.decks", id="suggest-bury"
+        ),
+        pytest.param(
+            "SuggestDeclaration",
+            pb.SuggestDeclarationRequest,
+            {"ruleset": six},
+            "ruleset.decks",
+            id="suggest-declare",
+        ),
+        pytest.param("AuditHand", pb.AuditHandRequest, {"ruleset": friends4}, "ruleset.partners", id="audit"),
+        pytest.param(
+            "CalculatePenalty", pb.CalculatePenaltyRequest, {"ruleset": six}, "ruleset.coins", id="penalty"
+        ),
+        pytest.param(
+            "SettleHand",
+            pb.SettleHandRequest,
+            {"ruleset": six, "tao_dou": {"base": 1}},
+            "tao_dou",
+            id="stake",
+        ),
+    ]
+
+
+@pytest.mark.parametrize(("method", "cls", "body", "field"), _other_rpcs())
+def test_rpcs_ruled_for_the_rulebooks_table(
+    stub: Stub, method: str, cls: Any, body: dict[str, Any], field: str
+) -> None:
+    """R14.10: what stays two-deck, four-seat (coins, forced quits, declarations, burying, the auto-play)
+    refuses another table, naming the field that makes it one."""
+    code, violations = rejected(getattr(stub, method), message(cls, body))
+    assert code == INVALID
+    assert [name for name, _ in violations] == [field]
+
+
+BAD_TABLE_INPUTS = [
+    pytest.param({"hand": names(["SA"] * 5), "cards": names(["SA"])}, "hand[4]", id="fifth-copy"),
+    pytest.param({"seat": 6}, "seat", id="seat"),
+    pytest.param(
+        {
+            "hand": names(
+                [c for c in ["SA", "SK", "SQ", "SJack", "S10", "S9", "S8", "S7", "S6"] for _ in range(4)]
+            )
+        },
+        "hand",
+        id="hand-size",
+    ),
+]
+
+
+@pytest.mark.parametrize(("extra", "field"), BAD_TABLE_INPUTS)
+def test_bad_table_plays(stub: Stub, extra: dict[str, Any], field: str) -> None:
+    """R14.1, R14.2: copies past D, seats past N, hands past the table's size name their field."""
+    code, violations = rejected(stub.ValidatePlay, _play(_table(4, 6), **extra))
+    assert code == INVALID
+    assert field in [name for name, _ in violations]
+
+
+def _friend_trick(**extra: Any) -> pb.ResolveTrickRequest:
+    ruleset = _table(3, 6, partners="PARTNERS_FRIENDS")
+    body = {
+        "ruleset": ruleset,
+        "level": "RANK_5",
+        "contract": "CONTRACT_HEARTS",
+        "leader": 0,
+        "dealer": 0,
+        "plays": [
+            {"seat": s, "cards": names([card])} for s, card in enumerate(["C3", "C4", "C6", "C7", "C8", "C9"])
+        ],
+        "friend_calls": [{"card": "CARD_SA", "copy": 1}, {"card": "CARD_DA", "copy": 2}],
+    }
+    return message(pb.ResolveTrickRequest, {**body, **extra})
+
+
+BAD_FRIEND_INPUTS = [
+    pytest.param(
+        {"friend_calls": [{"card": "CARD_SA", "copy": 1}, {"card": "CARD_DA", "copy": 4}]},
+        "friend_calls[1].copy",
+    ),
+    pytest.param({"friend_calls": [{"card": "CARD_SA", "copy": 1}, {"copy": 1}]}, "friend_calls[1].card"),
+    pytest.param(
+        {"tricks_before": [{"plays": [{"seat": s, "cards": names(["D3"])} for s in range(6)]}]},
+        "tricks_before[0].winner",
+    ),
+    pytest.param({"dealer": 6}, "dealer"),
+]
+
+
+@pytest.mark.parametrize(("extra", "field"), BAD_FRIEND_INPUTS)
+def test_bad_friend_inputs(stub: Stub, extra: dict[str, Any], field: str) -> None:
+    """R15.3, R15.15: a bad call, a trick without its winner, a dealer off the table name their field."""
+    code, violations = rejected(stub.ResolveTrick, _friend_trick(**extra))
+    assert code == INVALID
+    assert field in [name for name, _ in violations]
+
+
+def test_friend_trick_reports_the_sides(stub: Stub) -> None:
+    """R15.5, R15.8: the SA played in this trick brings its seat onto the dealer's side, with the trick."""
+    plays = ["C3", "C4", "C6", "SA", "C8", "C9"]
+    request = _friend_trick(
+        plays=[{"seat": s, "cards": names([card])} for s, card in enumerate(plays)], last_trick=False
+    )
+    response = call(stub.ResolveTrick, request)
+    assert list(response.dealer_side) == [0, 3]
+    assert response.calls[0].met_by == 3 and response.calls[0].joined
+    assert not response.calls[1].HasField("met_by")
+
+
+def _worst_throw() -> tuple[list[str], list[dict[str, Any]]]:
+    """Four decks, eight seats at level 2: 26 spades of every width (a quadruple, triple tractors, pair
+    tractors, singles) and the other seven hands full, the spades the leader lacks at seat 1."""
+    spades = ["S3", "S4", "S5", "S6", "S7", "S8", "S9", "S10", "SJack", "SQ", "SK", "SA"]
+    copies = [2, 2, 2, 1, 1, 2, 2, 2, 2, 3, 3, 4]  # 26 cards, strongest last
+    throw = [card for card, k in zip(spades, copies, strict=True) for _ in range(k)]
+    rest = [card for card, k in zip(spades, copies, strict=True) for _ in range(4 - k)]
+    ranks = ["3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"]
+    pool = [f"{suit}{rank}" for suit in "HCD" for rank in ranks for _ in range(4)]
+    pool += ["SJ", "BJ"] * 4 + [f"{suit}2" for suit in "SHCD" for _ in range(4)]
+    others = [{"seat": 1, "cards": names(rest)}]
+    for s in range(2, 8):
+        others.append({"seat": s, "cards": names(pool[(s - 2) * 26 : (s - 1) * 26])})
+    return throw, others
+
+
+def test_worst_throw_answers_within_the_ceiling(stub: Stub) -> None:
+    """R14.5: a 26-card throw at four decks and eight seats against seven full hands answers (or names
+    ``cards`` past the work ceiling, RULES.md R14.5) well inside the RPC deadline."""
+    throw, others = _worst_throw()
+    body = {
+        "ruleset": _table(4, 8),
+        "level": "RANK_2",
+        "contract": "CONTRACT_HEARTS",
+        "seat": 0,
+        "hand": names(throw),
+        "cards": names(throw),
+        "other_hands": others,
+    }
+    request = message(pb.ValidatePlayRequest, body)
+    started = time.perf_counter()
+    try:
+        response = call(stub.ValidatePlay, request)
+    except grpc.RpcError:
+        code, violations = rejected(stub.ValidatePlay, request)
+        assert (code, [name for name, _ in violations]) == (INVALID, ["cards"])
+    else:
+        assert response.legal
+        assert response.throw_outcome.result in {
+            types_pb2.THROW_RESULT_FAILED,
+            types_pb2.THROW_RESULT_SUCCEEDED,
+        }
+    assert time.perf_counter() - started < 5.0
