@@ -32,7 +32,7 @@ from rules_core.friends import (
     replay_sides,
     settle_table,
 )
-from rules_core.rules import Partners, Rules
+from rules_core.rules import MAX_DECKS, MAX_SEATS, MIN_DECKS, MIN_SEATS, Partners, Rules
 from rules_core.seating import SeatCards
 from rules_core.settlement import FailedThrow
 from rules_core.shapes import Decomposition, decompose
@@ -43,12 +43,24 @@ from rules_core.tuples import decompose_wide
 from rules_core.turn import PlayVerdict
 from rules_core.verdicts import Illegal, Legal
 
-MAX_TABLE_CARDS: Final = NUM_FACES * 4
-"""R14.1: the most cards of any table (four decks): a bound on every card list of a request."""
-MAX_TABLE_SEATS: Final = 8
+MAX_TABLE_CARDS: Final = NUM_FACES * MAX_DECKS
+"""R14.1: the cards of the largest table (four decks): a bound on a whole hand record's cards."""
+MAX_TABLE_SEATS: Final = MAX_SEATS
 """R14: the most seats of any table."""
-MAX_TABLE_TRICKS: Final = NUM_FACES * 4 // 4
-"""R15.15: the most tricks of any hand (four decks at four seats)."""
+MAX_TABLE_HAND: Final = max(
+    table_sizes(decks, seats)[0]
+    for decks in range(MIN_DECKS, MAX_DECKS + 1)
+    for seats in range(MIN_SEATS, MAX_SEATS + 1)
+)
+"""R14.2: the largest hand of any table (52: four decks, four seats); a play is at most a hand."""
+MAX_TABLE_BOTTOM: Final = max(
+    table_sizes(decks, seats)[1]
+    for decks in range(MIN_DECKS, MAX_DECKS + 1)
+    for seats in range(MIN_SEATS, MAX_SEATS + 1)
+)
+"""R14.2: the largest bottom of any table (12)."""
+MAX_TABLE_TRICKS: Final = MAX_TABLE_HAND
+"""R15.15: the most tricks of any hand: one card each from the largest hand."""
 
 RecordedTrick = tuple[tuple[SeatCards, ...], int | None]
 """A recorded trick as a request gives it: its seated plays in play order and its winner (None: absent)."""

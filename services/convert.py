@@ -57,6 +57,7 @@ from rules_core.strategy.bury import BuryAdvice, BuryPolicy
 from rules_core.strategy.declaration import DeclarationAdvice, DeclarationPolicy
 from rules_core.table_turn import (
     MAX_TABLE_CARDS,
+    MAX_TABLE_HAND,
     MAX_TABLE_SEATS,
     MAX_TABLE_TRICKS,
     RecordedTrick,
@@ -80,6 +81,8 @@ MAX_CARDS: Final = COPIES * NUM_FACES
 """The most cards any one field can hold: both decks (108). Checked by length before any card is read."""
 MAX_LEVELS: Final = 13
 """The most ranks a list of levels can name (2 .. A)."""
+MAX_FRIEND_CALLS: Final = MAX_TABLE_SEATS - 2
+"""R15.2: the most friends any table calls (eight seats, one seat at least attacking)."""
 MAX_ECHO: Final = 40
 """Characters of a caller's string repeated in an error message: details and logs stay small."""
 MAX_BASE: Final = 10**12
@@ -267,12 +270,11 @@ def must_play_set(message: t.MustPlay, path: str) -> frozenset[int]:
     return MUST_PLAY_SETS[named]
 
 
-def failed_throws(values: Sequence[Any]) -> tuple[FailedThrow, ...]:
-    """R16.2: a hand's failed throws; their count is checked before any is read (a hand has 25 tricks)."""
-    if len(values) > MAX_FAILED_THROWS:
-        raise invalid(
-            "failed_throws", Reason.BAD_SIZE, f"a hand has at most {MAX_FAILED_THROWS} failed throws"
-        )
+def failed_throws(values: Sequence[Any], most: int = MAX_FAILED_THROWS) -> tuple[FailedThrow, ...]:
+    """R16.2: a hand's failed throws; their count is checked before any is read (a hand has 25 tricks;
+    ``most``: other tables' longest hand, R14.2)."""
+    if len(values) > most:
+        raise invalid("failed_throws", Reason.BAD_SIZE, f"a hand has at most {most} failed throws")
     return tuple(FailedThrow(value.seat, value.cards) for value in values)
 
 
@@ -304,14 +306,14 @@ def level_table(message: t.LevelTable, preset: LevelTable, path: str) -> LevelTa
 
 def cards(values: Sequence[int], path: str, limit: int = MAX_CARDS) -> tuple[int, ...]:
     """Card enum numbers to faces: the wire-level check only (a number the Card enum does not define,
-    a list longer than both decks, or ``limit``: four decks on other tables, R14). Copies, sizes and
-    everything else about the cards are rules_core's."""
+    a list longer than both decks, or than ``limit``: the largest hand or bottom of other tables,
+    R14.2). Copies, sizes and everything else about the cards are rules_core's."""
     if len(values) > limit:
-        decks = "two decks" if limit == MAX_CARDS else "four decks"
+        what = "two decks" if limit == MAX_CARDS else "the largest table's"
         raise invalid(
             path,
             Reason.BAD_SIZE,
-            f"a card list holds at most {limit} cards ({decks}), got {len(values)}",
+            f"a card list holds at most {limit} cards ({what}), got {len(values)}",
         )
     faces = tuple(map(_FACE, values))  # one pass over the protobuf list; min and max then run over ints
     if faces and (min(faces) < 0 or max(faces) >= NUM_FACES):
@@ -331,18 +333,30 @@ _FACE: Final = (1).__rsub__
 def seated(messages: Sequence[t.SeatCards], path: str, *, table: bool = False) -> tuple[SeatCards, ...]:
     """Seat-and-cards entries as (seat, faces); their seats and sizes are judged by rules_core. On other
     tables (``table``, R14) up to eight seats and four decks."""
-    most, limit = (MAX_TABLE_SEATS, MAX_TABLE_CARDS) if table else (PLAYERS, MAX_CARDS)
+    most, limit = (MAX_TABLE_SEATS, MAX_TABLE_HAND) if table else (PLAYERS, MAX_CARDS)
     if len(messages) > most:
         raise invalid(path, Reason.BAD_SIZE, f"at most one entry per seat ({most}), got {len(messages)}")
     return tuple((m.seat, cards(m.cards, f"{path}[{i}].cards", limit)) for i, m in enumerate(messages))
 
 
 def table_tricks(messages: Sequence[pb.RecordedTrick], path: str) -> list[RecordedTrick]:
-    """Other tables (R15.15): recorded tricks as (seated plays, winner or None); rules_core judges them."""
+    """Other tables (R15.15): recorded tricks as (seated plays, winner or None); rules_core judges them.
+    The whole record holds at most four decks' cards, counted by lengths before a card is read."""
     if len(messages) > MAX_TABLE_TRICKS:
         raise invalid(
             path, Reason.BAD_SIZE, f"a hand has at most {MAX_TABLE_TRICKS} tricks, got {len(messages)}"
         )
+    total = 0
+    for i, message in enumerate(messages):
+        if len(message.attempted_lead) > MAX_TABLE_HAND:
+            raise invalid(f"{path}[{i}].attempted_lead", Reason.BAD_SIZE, f"at most {MAX_TABLE_HAND} cards")
+        total += sum(len(play.cards) for play in message.plays[: MAX_TABLE_SEATS + 1])
+        if total > MAX_TABLE_CARDS:
+            raise invalid(
+                f"{path}[{i}]",
+                Reason.BAD_SIZE,
+                f"a hand's tricks hold at most {MAX_TABLE_CARDS} cards (R14.1)",
+            )
     return [
         (
             seated(message.plays, f"{path}[{i}].plays", table=True),
@@ -354,8 +368,8 @@ def table_tricks(messages: Sequence[pb.RecordedTrick], path: str) -> list[Record
 
 def friend_calls(messages: Sequence[t.FriendCall], path: str = "friend_calls") -> tuple[FriendCall, ...]:
     """R15.3: the dealer's calls as (face, copy); the copy and the limits are rules_core's."""
-    if len(messages) > MAX_TABLE_SEATS:
-        raise invalid(path, Reason.BAD_SIZE, f"at most {MAX_TABLE_SEATS - 2} calls, got {len(messages)}")
+    if len(messages) > MAX_FRIEND_CALLS:
+        raise invalid(path, Reason.BAD_SIZE, f"at most {MAX_FRIEND_CALLS} calls, got {len(messages)}")
     calls = []
     for i, message in enumerate(messages):
         if message.card == t.CARD_UNSPECIFIED:

@@ -23,7 +23,11 @@ from rules_core.strategy.bury import suggest_bury
 from rules_core.strategy.declaration import suggest_declaration
 from rules_core.table import is_default
 from rules_core.table_turn import (
+    MAX_TABLE_BOTTOM,
     MAX_TABLE_CARDS,
+    MAX_TABLE_HAND,
+    MAX_TABLE_SEATS,
+    MAX_TABLE_TRICKS,
     no_coins,
     on_rulebook_table,
     resolve_table_trick,
@@ -129,9 +133,9 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
         self, request: pb.ValidatePlayRequest, rules: Rules, preset: str, ctx: TrumpContext, context: Context
     ) -> pb.ValidatePlayResponse:
         """ValidatePlay on another table (R14.4-R14.6): N seats in turn, up to four copies of a face."""
-        hand = convert.cards(request.hand, "hand", MAX_TABLE_CARDS)
+        hand = convert.cards(request.hand, "hand", MAX_TABLE_HAND)
         plays = convert.seated(request.trick.plays, "trick.plays", table=True)
-        cards = convert.cards(request.cards, "cards", MAX_TABLE_CARDS)
+        cards = convert.cards(request.cards, "cards", MAX_TABLE_HAND)
         others = convert.seated(request.other_hands, "other_hands", table=True)
         check_deadline(context)
         result = validate_table_play(
@@ -179,7 +183,7 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
         """ResolveTrick on another table (R14.8, R14.9), with the sides under finding friends (R15.8)."""
         plays = convert.seated(request.plays, "plays", table=True)
         hands = convert.seated(request.hands, "hands", table=True)
-        bottom = convert.cards(request.bottom, "bottom", MAX_TABLE_CARDS)
+        bottom = convert.cards(request.bottom, "bottom", MAX_TABLE_BOTTOM)
         calls = convert.friend_calls(request.friend_calls)
         before = convert.table_tricks(request.tricks_before, "tricks_before")
         check_deadline(context)
@@ -291,7 +295,7 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
             calls=convert.friend_calls(request.friend_calls),
             tricks=convert.table_tricks(request.tricks, "tricks"),
             dig_points=request.dig_points,
-            failed_throws=convert.failed_throws(request.failed_throws),
+            failed_throws=convert.failed_throws(request.failed_throws, MAX_TABLE_TRICKS),
             stake=request.HasField("tao_dou"),
         )
         self._metrics.count(self._metrics.settlements, settlement_band(settled.winner_side.value, settled.g))
@@ -446,6 +450,7 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
 
     def ResolveTricks(self, request: pb.ResolveTricksRequest, context: Context) -> pb.ResolveTricksResponse:
         """ResolveTrick for every item; a malformed item gets its own INVALID_ARGUMENT in its slot."""
+        _one_record(request.items[: MAX_BATCH_ITEMS + 1])
         results = _batch(request.items, self.ResolveTrick, pb.ResolveTrickResult, context)
         return pb.ResolveTricksResponse(results=results)
 
@@ -476,6 +481,24 @@ def _batch(
         except InvalidRequestError as error:
             results.append(result(error=invalid_status(error, f"items[{index}].")))
     return results
+
+
+def _one_record(items: Sequence[pb.ResolveTrickRequest]) -> None:
+    """A batch carries at most one hand's record (``tricks_before``) in all its items, by lengths: it
+    bounds the batch's size (services/sizes.py) as a unary ResolveTrick's record bounds its own."""
+    tricks = cards = 0
+    for item in items:
+        tricks += len(item.tricks_before)
+        cards += sum(
+            len(play.cards) for trick in item.tricks_before for play in trick.plays[: MAX_TABLE_SEATS + 1]
+        )
+        if tricks > MAX_TABLE_TRICKS or cards > MAX_TABLE_CARDS:
+            raise invalid(
+                "items",
+                Reason.BAD_SIZE,
+                f"a batch's tricks_before hold at most {MAX_TABLE_TRICKS} tricks and {MAX_TABLE_CARDS} "
+                "cards in all (one hand): send longer records one ResolveTrick at a time",
+            )
 
 
 BATCH_CHECK_EVERY: Final = 8

@@ -15,6 +15,7 @@ from typing import Any
 
 import grpc
 import pytest
+from google.protobuf import json_format
 from test_worked_cases_wire import context, rank, ruleset
 from wire import call, message, multiset, names, rejected
 from worked_cases import Case, cases, seat, table_of
@@ -575,3 +576,33 @@ def test_worst_throw_answers_within_the_ceiling(stub: Stub) -> None:
             types_pb2.THROW_RESULT_SUCCEEDED,
         }
     assert time.perf_counter() - started < 5.0
+
+
+def _long_record(tricks: int) -> list[dict[str, Any]]:
+    """``tricks`` recorded tricks of six single clubs, each won by the dealer (seat 0), who leads the next."""
+    faces = ["C3", "C4", "C6", "C7", "C8", "C9", "C10", "CJ", "CQ", "CK", "D3", "D4", "D6", "D7", "D8", "D9"]
+    return [
+        {
+            "plays": [{"seat": s, "cards": names([faces[(t * 6 + s) % len(faces)]])} for s in range(6)],
+            "winner": 0,
+        }
+        for t in range(tricks)
+    ]
+
+
+def test_a_record_past_four_decks_is_refused_by_length(stub: Stub) -> None:
+    """R14.1, R15.15: a hand record holds at most four decks (216 cards), counted before a card is read."""
+    wide = [{"plays": [{"seat": s, "cards": names(["C3"] * 52)} for s in range(6)], "winner": 0}]
+    code, violations = rejected(stub.ResolveTrick, _friend_trick(tricks_before=wide))
+    assert code == INVALID
+    assert [name for name, _ in violations] == ["tricks_before[0]"]
+
+
+def test_a_batch_carries_one_hand_record(stub: Stub) -> None:
+    """The ResolveTricks bound (services/sizes.py): one hand's record in all its items, else ``items``."""
+    body = json_format.MessageToDict(_friend_trick())
+    item = message(pb.ResolveTrickRequest, {**body, "tricks_before": _long_record(30)})
+    code, violations = rejected(stub.ResolveTricks, pb.ResolveTricksRequest(items=[item, item]))
+    assert (code, [name for name, _ in violations]) == (INVALID, ["items"])
+    answered = call(stub.ResolveTricks, pb.ResolveTricksRequest(items=[item]))
+    assert answered.results[0].WhichOneof("result") in {"response", "error"}
