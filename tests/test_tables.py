@@ -19,12 +19,22 @@ from rules_core.cards import NUM_FACES, Suit, hand_of, parse_cards
 from rules_core.errors import InvalidArgumentError
 from rules_core.follow import check_follow
 from rules_core.rules import DEFAULT_RULES, RuffStructure, Rules
+from rules_core.settlement import settle_hand
 from rules_core.shapes import Decomposition
 from rules_core.table import Counter as CardCounter
-from rules_core.table import table_follow, table_sizes, table_trick
+from rules_core.table import table_bury, table_follow, table_sizes, table_trick
 from rules_core.trick import resolve_trick
 from rules_core.trump import TRUMP, TrumpContext, trump_context
-from rules_core.tuples import decompose_wide, follow_wide, grade, ruff_key_wide
+from rules_core.tuples import (
+    MAX_WORK,
+    _Search,
+    decompose_wide,
+    follow_wide,
+    grade,
+    judge_throw_wide,
+    ruff_key_wide,
+)
+from rules_core.verdicts import Violation
 
 Unit = tuple[int, ...]
 REF_LADDER = {
@@ -286,3 +296,53 @@ def test_ruff_count_is_two_deck_only() -> None:
     with pytest.raises(InvalidArgumentError) as raised:
         Rules(decks=3, ruff=RuffStructure.COUNT)
     assert raised.value.argument == "ruff"
+
+
+def _vector(cards: Counter[int]) -> tuple[int, ...]:
+    return tuple(cards[f] for f in range(NUM_FACES))
+
+
+def test_the_worst_four_deck_throws_stay_far_inside_the_work_ceiling() -> None:
+    """R14.5–R14.7 (rbtying #411): six triple steps, three tractors against quadruples, and a ruff mapped
+    onto six pairs each take a small fraction of MAX_WORK."""
+    ctx = trump_context(5, Suit.C)
+    hearts, trumps = list(ctx.faces[1]), list(ctx.faces[TRUMP])
+    lead = Counter({hearts[i]: 3 for i in range(0, 12, 2)})  # six triples, none adjacent
+    hand = Counter({hearts[i]: 4 for i in range(1, 12, 2)}) + Counter({hearts[i]: 1 for i in range(0, 12, 2)})
+    play = Counter({hearts[i]: 3 for i in range(1, 12, 2)})
+    led = decompose_wide(ctx, tuple(lead.elements()))
+    faces = [f for f in ctx.faces[1] if hand[f]]
+    search = _Search(ctx, faces, [hand[f] for f in faces], [play[f] for f in faces])
+    assert search.run(tuple(grade(c) for c in led.components)) is None
+    assert search.work < MAX_WORK // 100
+    throw = Counter({hearts[0]: 2, hearts[1]: 2, hearts[4]: 2, hearts[5]: 2, hearts[8]: 2, hearts[9]: 2})
+    others = {1: _vector(Counter({hearts[2]: 4, hearts[3]: 4, hearts[6]: 2, hearts[7]: 2}))}
+    outcome = judge_throw_wide(ctx, DEFAULT_RULES, decompose_wide(ctx, tuple(throw.elements())), others)
+    assert outcome.forced is not None and outcome.forced.top == ctx.strength[hearts[8]]  # R14.5: the weakest
+    pairs_and_singles = Counter({hearts[i]: 2 for i in range(0, 12, 2)}) + Counter(
+        {hearts[i]: 1 for i in range(1, 12, 2)}
+    )
+    ruff = tuple(Counter({trumps[i]: 2 for i in range(9)}).elements())
+    lead_decomposition = decompose_wide(ctx, tuple(pairs_and_singles.elements()))
+    assert ruff_key_wide(ctx, lead_decomposition, ruff) == reference_ruff_key(ctx, lead_decomposition, ruff)
+
+
+def test_bury_takes_the_tables_bottom() -> None:
+    """R14.2 with R11.2: on three decks and five seats the dealer holds 31 + 7 and buries exactly 7."""
+    rules = Rules(decks=3, seats=5)
+    hand = list(range(38))
+    assert table_bury(rules, hand=hand, bury=hand[:7]).legal
+    short = table_bury(rules, hand=hand, bury=hand[:6])
+    assert not short.legal and short.reason is Violation.WRONG_CARD_COUNT
+    with pytest.raises(InvalidArgumentError) as raised:
+        table_bury(rules, hand=hand[:33], bury=hand[:7])
+    assert raised.value.argument == "hand"
+
+
+def test_what_stays_two_deck_four_seat_is_refused_elsewhere() -> None:
+    """R14.10: settlement on another table is INVALID_ARGUMENT naming the table field that differs."""
+    for rules, field in ((Rules(decks=3), "decks"), (Rules(seats=6), "seats")):
+        with pytest.raises(InvalidArgumentError) as raised:
+            settle_hand(rules=rules, dealer_seat=0, dealer_level=2, attacker_level=2, score=0)
+        assert raised.value.argument == field
+    assert settle_hand(rules=DEFAULT_RULES, dealer_seat=0, dealer_level=2, attacker_level=2, score=0).g == 3
