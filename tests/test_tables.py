@@ -18,11 +18,12 @@ import pytest
 from rules_core.cards import NUM_FACES, Suit, hand_of, parse_cards
 from rules_core.errors import InvalidArgumentError
 from rules_core.follow import check_follow
-from rules_core.rules import DEFAULT_RULES, RuffStructure, Rules
+from rules_core.rules import DEFAULT_RULES, RuffStructure, Rules, ThrowCheck
 from rules_core.settlement import settle_hand
-from rules_core.shapes import Decomposition
+from rules_core.shapes import Decomposition, decompose
 from rules_core.table import Counter as CardCounter
 from rules_core.table import table_bury, table_follow, table_sizes, table_trick
+from rules_core.throw import judge_throw
 from rules_core.trick import resolve_trick
 from rules_core.trump import TRUMP, TrumpContext, trump_context
 from rules_core.tuples import (
@@ -346,3 +347,54 @@ def test_what_stays_two_deck_four_seat_is_refused_elsewhere() -> None:
             settle_hand(rules=rules, dealer_seat=0, dealer_level=2, attacker_level=2, score=0)
         assert raised.value.argument == field
     assert settle_hand(rules=DEFAULT_RULES, dealer_seat=0, dealer_level=2, attacker_level=2, score=0).g == 3
+
+
+def reference_forced(
+    ctx: TrumpContext, rules: Rules, throw: Decomposition, others: dict[int, Counter[int]]
+) -> tuple[int, ...] | None:
+    """R14.5 literally: every component against every hand; of the beaten ones (THROW-003: tuples and
+    singles only) the highest grade, weakest within it, is forced; None when none is beaten."""
+    beaten = []
+    for c in throw.components:
+        if rules.throw is ThrowCheck.PAIRS_FIRST and c.pairs > 1:
+            continue
+        w, k = grade(c)
+        for hand in others.values():
+            tops = [max(ctx.strength[f] for f in unit) for unit in _units(ctx, hand, w, k)]
+            if any(top > c.top for top in tops):
+                beaten.append(c)
+                break
+    if not beaten:
+        return None
+    forced = max(beaten, key=lambda c: (*grade(c), -c.order))
+    return tuple(sorted(forced.cards))
+
+
+@pytest.mark.parametrize("decks", [2, 3, 4])
+@pytest.mark.parametrize("rules", [DEFAULT_RULES, Rules(throw=ThrowCheck.PAIRS_FIRST)])
+def test_throw_check_matches_every_component_against_every_hand(decks: int, rules: Rules) -> None:
+    """R14.5: only the weakest of each grade is tested, and each hand is read once: the literal check of
+    every component against every hand forces the same component (on two decks: R4.5/R4.6 exactly)."""
+    rng = random.Random(500 + decks)
+    failed = 0
+    for _ in range(300):
+        ctx = trump_context(rng.randint(2, 14), rng.choice([Suit.H, None]))
+        spades = list(ctx.faces[0])
+        cards = _deal_category(rng, decks, spades[:9], rng.randint(12, 9 * decks - 2))
+        thrown = Counter(rng.sample(list(cards.elements()), rng.randint(3, 8)))
+        rest = list((cards - thrown).elements())
+        rng.shuffle(rest)
+        others = {1: Counter(rest[::3]), 2: Counter(rest[1::3]), 3: Counter(rest[2::3])}
+        throw = decompose_wide(ctx, tuple(sorted(thrown.elements())))
+        if len(throw.components) < 2:
+            continue
+        vectors = {s: _vector(h) for s, h in others.items()}
+        outcome = judge_throw_wide(ctx, rules, throw, vectors)
+        expected = reference_forced(ctx, rules, throw, others)
+        got = None if outcome.forced is None else tuple(sorted(outcome.forced.cards))
+        assert got == expected, (thrown, others)
+        if decks == 2:
+            two = judge_throw(ctx, rules, decompose(ctx, tuple(sorted(thrown.elements()))), vectors)
+            assert (two.succeeded, two.led) == (outcome.succeeded, outcome.led)
+        failed += got is not None
+    assert failed > 50
