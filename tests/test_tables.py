@@ -35,7 +35,7 @@ from rules_core.tuples import (
     judge_throw_wide,
     ruff_key_wide,
 )
-from rules_core.verdicts import Violation
+from rules_core.verdicts import Illegal, Violation
 
 Unit = tuple[int, ...]
 REF_LADDER = {
@@ -139,6 +139,8 @@ def test_follow_check_matches_the_literal_ladder(decks: int) -> None:
             expected = any(Counter(t) <= Counter(play) for t in taken)
             verdict = follow_wide(ctx, hand=hand, led=led, play=play)
             assert verdict.__class__.__name__ == ("Legal" if expected else "Illegal"), (ctx.level, lead, play)
+            if isinstance(verdict, Illegal):  # the example owed is one way the procedure can go
+                assert tuple(sorted(f for c in verdict.required for f in c.cards)) in taken
             checked += 1
             illegal += not expected
     assert checked > 1000
