@@ -115,6 +115,10 @@ def table_lead(
     _check_hand(hand, "hand", rules)
     held = counter.add(hand, "hand")
     Counter(rules.decks).add(lead, "cards")  # the lead is part of the hand: counted on its own
+    if len(others) != rules.seats - 1:  # R14.5: a throw is checked against every other hand
+        raise InvalidArgumentError(
+            "other_hands", Problem.MISSING, f"give the other {rules.seats - 1} hands, got {len(others)}"
+        )
     rest = {}
     for seat, cards in sorted(others.items()):
         _check_seat(seat, "other_hands.seat", rules.seats)
