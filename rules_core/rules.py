@@ -459,6 +459,18 @@ def deck_table(table: LevelTable, decks: int) -> LevelTable:
     )
 
 
+def require_rulebook_table(rules: Rules, what: str) -> None:
+    """R14.10: ``what`` is ruled for two decks and four seats only (so far); another table is
+    INVALID_ARGUMENT naming the table field that differs."""
+    if rules.decks != 2 or rules.seats != 4:
+        name, value = ("decks", rules.decks) if rules.decks != 2 else ("seats", rules.seats)
+        raise InvalidArgumentError(
+            name,
+            Problem.INCONSISTENT,
+            f"{what} is ruled for two decks and four seats only (R14.10), got {name} {value}",
+        )
+
+
 DEFAULT_RULES: Final = Rules()
 """RULES.md's recommended defaults."""
 

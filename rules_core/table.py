@@ -13,9 +13,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from rules_core.cards import NUM_FACES, POINTS, Hand, format_card, format_cards
+from rules_core.cards import NUM_FACES, POINTS, Hand, faces_of, format_card, format_cards, remove
 from rules_core.errors import InvalidArgumentError, Problem
 from rules_core.follow import check_follow
+from rules_core.kitty import BuryResult, validate_bury
 from rules_core.rules import DigShape, FollowRule, Rules
 from rules_core.shapes import Decomposition
 from rules_core.throw import check_lead
@@ -30,7 +31,7 @@ from rules_core.tuples import (
     lead_wide,
     ruff_key_wide,
 )
-from rules_core.verdicts import Illegal, Legal
+from rules_core.verdicts import Illegal, Legal, Violation
 
 MIN_BOTTOM = 5
 """R14.2: the bottom's minimum (rbtying/shengji's default kitty)."""
@@ -114,6 +115,10 @@ def table_lead(
     _check_hand(hand, "hand", rules)
     held = counter.add(hand, "hand")
     Counter(rules.decks).add(lead, "cards")  # the lead is part of the hand: counted on its own
+    if len(others) != rules.seats - 1:  # R14.5: a throw is checked against every other hand
+        raise InvalidArgumentError(
+            "other_hands", Problem.MISSING, f"give the other {rules.seats - 1} hands, got {len(others)}"
+        )
     rest = {}
     for seat, cards in sorted(others.items()):
         _check_seat(seat, "other_hands.seat", rules.seats)
@@ -235,3 +240,24 @@ def judge_wide(
                     judgement = Judgement.UNDER_RUFF
         judgements.append(judgement)
     return tuple(judgements), best
+
+
+def table_bury(rules: Rules, *, hand: Sequence[int], bury: Sequence[int]) -> BuryResult:
+    """R11 with R14.2: the dealer holds a hand plus the bottom and buries exactly the bottom's size."""
+    if is_default(rules):
+        return validate_bury(hand=hand, bury=bury)
+    size, bottom = table_sizes(rules.decks, rules.seats)
+    if len(hand) != size + bottom:
+        raise InvalidArgumentError(
+            "hand", Problem.BAD_SIZE, f"the dealer buries from {size + bottom} cards (R14.2), got {len(hand)}"
+        )
+    held = Counter(rules.decks).add(hand, "hand")
+    buried = Counter(rules.decks).add(bury, "bury")
+    if len(bury) != bottom:
+        message = f"buried {len(bury)} cards; exactly {bottom} are buried (R14.2)"
+        return BuryResult(legal=False, reason=Violation.WRONG_CARD_COUNT, message=message)
+    missing = [face for face in range(NUM_FACES) for _ in range(buried[face] - held[face])]
+    if missing:
+        message = f"{format_cards(missing)} not in the dealer's hand"
+        return BuryResult(legal=False, reason=Violation.CARDS_NOT_IN_HAND, message=message)
+    return BuryResult(legal=True, remaining=remove(held, bury), bottom=faces_of(buried))

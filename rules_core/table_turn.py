@@ -192,6 +192,8 @@ def _lead(  # noqa: PLR0917 (one private step of validate_table_play)
             )
         held[other] = faces
     throw = shape is not None and shape.category is not None and len(shape.components) > 1
+    if not throw and not held:  # R4.2: one component is always a legal lead; no other hand can change it
+        held = {other: () for other in range(rules.seats) if other != seat}
     if throw and len(held) != rules.seats - 1:
         raise InvalidArgumentError(
             "other_hands",

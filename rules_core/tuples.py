@@ -299,7 +299,43 @@ def follow_wide(
     if failure is None:
         return Legal(shape)
     what = "a tractor" if failure is Violation.MUST_PLAY_TRACTOR else "tuples"
-    return Illegal(failure, f"must play {what} of {CATEGORY_NAMES[category]} by the ladder (R14.6)")
+    required = owed_example(ctx, faces, held, steps)
+    owed = " + ".join(c.describe() for c in required)
+    return Illegal(
+        failure, f"must play {what} of {CATEGORY_NAMES[category]} by the ladder (R14.6): {owed}", required
+    )
+
+
+def owed_example(
+    ctx: TrumpContext, faces: Sequence[int], held: Sequence[int], steps: tuple[Grade, ...]
+) -> tuple[Component, ...]:
+    """An example of what the ladder owes (R14.6): each step's first rung the hand can meet, met with its
+    strongest cards, for the message and the ``required`` of an Illegal."""
+    strength = [ctx.strength[f] for f in faces]
+    counts = list(held)
+    pending = list(steps)
+    owed: list[Component] = []
+    while pending:
+        w, k = pending.pop(0)
+        if k >= 2 and next(unit_ways(strength, counts, (w, k)), None) is None:
+            pending[:0] = [(w, 1)] * k
+            continue
+        rungs = (((w, k),),) if k >= 2 else LADDER[w]
+        rung = next((r for r in rungs if _meets(strength, counts, r)), ())
+        for unit in rung:
+            taken = next(unit_ways(strength, counts, unit))
+            cards = tuple(faces[i] for i in range(len(faces)) for _ in range(counts[i] - taken[i]))
+            top = cards[0]
+            owed.append(Component(unit[1], ctx.strength[top], ctx.order[top], cards))
+            counts = taken
+    return tuple(owed)
+
+
+def _meets(strength: Sequence[int], counts: Sequence[int], rung: tuple[Grade, ...]) -> bool:
+    """Whether ``counts`` hold every unit of ``rung`` without overlap (R14.6)."""
+    if not rung:
+        return True
+    return any(_meets(strength, taken, rung[1:]) for taken in unit_ways(strength, counts, rung[0]))
 
 
 # R14.7 and R14.8: ruffs and the trick

@@ -18,13 +18,24 @@ import pytest
 from rules_core.cards import NUM_FACES, Suit, hand_of, parse_cards
 from rules_core.errors import InvalidArgumentError
 from rules_core.follow import check_follow
-from rules_core.rules import DEFAULT_RULES, RuffStructure, Rules
-from rules_core.shapes import Decomposition
+from rules_core.rules import DEFAULT_RULES, RuffStructure, Rules, ThrowCheck
+from rules_core.settlement import settle_hand
+from rules_core.shapes import Decomposition, decompose
 from rules_core.table import Counter as CardCounter
-from rules_core.table import table_follow, table_sizes, table_trick
+from rules_core.table import table_bury, table_follow, table_sizes, table_trick
+from rules_core.throw import judge_throw
 from rules_core.trick import resolve_trick
 from rules_core.trump import TRUMP, TrumpContext, trump_context
-from rules_core.tuples import decompose_wide, follow_wide, grade, ruff_key_wide
+from rules_core.tuples import (
+    MAX_WORK,
+    _Search,
+    decompose_wide,
+    follow_wide,
+    grade,
+    judge_throw_wide,
+    ruff_key_wide,
+)
+from rules_core.verdicts import Illegal, Violation
 
 Unit = tuple[int, ...]
 REF_LADDER = {
@@ -128,6 +139,8 @@ def test_follow_check_matches_the_literal_ladder(decks: int) -> None:
             expected = any(Counter(t) <= Counter(play) for t in taken)
             verdict = follow_wide(ctx, hand=hand, led=led, play=play)
             assert verdict.__class__.__name__ == ("Legal" if expected else "Illegal"), (ctx.level, lead, play)
+            if isinstance(verdict, Illegal):  # the example owed is one way the procedure can go
+                assert tuple(sorted(f for c in verdict.required for f in c.cards)) in taken
             checked += 1
             illegal += not expected
     assert checked > 1000
@@ -286,3 +299,104 @@ def test_ruff_count_is_two_deck_only() -> None:
     with pytest.raises(InvalidArgumentError) as raised:
         Rules(decks=3, ruff=RuffStructure.COUNT)
     assert raised.value.argument == "ruff"
+
+
+def _vector(cards: Counter[int]) -> tuple[int, ...]:
+    return tuple(cards[f] for f in range(NUM_FACES))
+
+
+def test_the_worst_four_deck_throws_stay_far_inside_the_work_ceiling() -> None:
+    """R14.5–R14.7 (rbtying #411): six triple steps, three tractors against quadruples, and a ruff mapped
+    onto six pairs each take a small fraction of MAX_WORK."""
+    ctx = trump_context(5, Suit.C)
+    hearts, trumps = list(ctx.faces[1]), list(ctx.faces[TRUMP])
+    lead = Counter({hearts[i]: 3 for i in range(0, 12, 2)})  # six triples, none adjacent
+    hand = Counter({hearts[i]: 4 for i in range(1, 12, 2)}) + Counter({hearts[i]: 1 for i in range(0, 12, 2)})
+    play = Counter({hearts[i]: 3 for i in range(1, 12, 2)})
+    led = decompose_wide(ctx, tuple(lead.elements()))
+    faces = [f for f in ctx.faces[1] if hand[f]]
+    search = _Search(ctx, faces, [hand[f] for f in faces], [play[f] for f in faces])
+    assert search.run(tuple(grade(c) for c in led.components)) is None
+    assert search.work < MAX_WORK // 100
+    throw = Counter({hearts[0]: 2, hearts[1]: 2, hearts[4]: 2, hearts[5]: 2, hearts[8]: 2, hearts[9]: 2})
+    others = {1: _vector(Counter({hearts[2]: 4, hearts[3]: 4, hearts[6]: 2, hearts[7]: 2}))}
+    outcome = judge_throw_wide(ctx, DEFAULT_RULES, decompose_wide(ctx, tuple(throw.elements())), others)
+    assert outcome.forced is not None and outcome.forced.top == ctx.strength[hearts[8]]  # R14.5: the weakest
+    pairs_and_singles = Counter({hearts[i]: 2 for i in range(0, 12, 2)}) + Counter(
+        {hearts[i]: 1 for i in range(1, 12, 2)}
+    )
+    ruff = tuple(Counter({trumps[i]: 2 for i in range(9)}).elements())
+    lead_decomposition = decompose_wide(ctx, tuple(pairs_and_singles.elements()))
+    assert ruff_key_wide(ctx, lead_decomposition, ruff) == reference_ruff_key(ctx, lead_decomposition, ruff)
+
+
+def test_bury_takes_the_tables_bottom() -> None:
+    """R14.2 with R11.2: on three decks and five seats the dealer holds 31 + 7 and buries exactly 7."""
+    rules = Rules(decks=3, seats=5)
+    hand = list(range(38))
+    assert table_bury(rules, hand=hand, bury=hand[:7]).legal
+    short = table_bury(rules, hand=hand, bury=hand[:6])
+    assert not short.legal and short.reason is Violation.WRONG_CARD_COUNT
+    with pytest.raises(InvalidArgumentError) as raised:
+        table_bury(rules, hand=hand[:33], bury=hand[:7])
+    assert raised.value.argument == "hand"
+
+
+def test_what_stays_two_deck_four_seat_is_refused_elsewhere() -> None:
+    """R14.10: settlement on another table is INVALID_ARGUMENT naming the table field that differs."""
+    for rules, field in ((Rules(decks=3), "decks"), (Rules(seats=6), "seats")):
+        with pytest.raises(InvalidArgumentError) as raised:
+            settle_hand(rules=rules, dealer_seat=0, dealer_level=2, attacker_level=2, score=0)
+        assert raised.value.argument == field
+    assert settle_hand(rules=DEFAULT_RULES, dealer_seat=0, dealer_level=2, attacker_level=2, score=0).g == 3
+
+
+def reference_forced(
+    ctx: TrumpContext, rules: Rules, throw: Decomposition, others: dict[int, Counter[int]]
+) -> tuple[int, ...] | None:
+    """R14.5 literally: every component against every hand; of the beaten ones (THROW-003: tuples and
+    singles only) the highest grade, weakest within it, is forced; None when none is beaten."""
+    beaten = []
+    for c in throw.components:
+        if rules.throw is ThrowCheck.PAIRS_FIRST and c.pairs > 1:
+            continue
+        w, k = grade(c)
+        for hand in others.values():
+            tops = [max(ctx.strength[f] for f in unit) for unit in _units(ctx, hand, w, k)]
+            if any(top > c.top for top in tops):
+                beaten.append(c)
+                break
+    if not beaten:
+        return None
+    forced = max(beaten, key=lambda c: (*grade(c), -c.order))
+    return tuple(sorted(forced.cards))
+
+
+@pytest.mark.parametrize("decks", [2, 3, 4])
+@pytest.mark.parametrize("rules", [DEFAULT_RULES, Rules(throw=ThrowCheck.PAIRS_FIRST)])
+def test_throw_check_matches_every_component_against_every_hand(decks: int, rules: Rules) -> None:
+    """R14.5: only the weakest of each grade is tested, and each hand is read once: the literal check of
+    every component against every hand forces the same component (on two decks: R4.5/R4.6 exactly)."""
+    rng = random.Random(500 + decks)
+    failed = 0
+    for _ in range(300):
+        ctx = trump_context(rng.randint(2, 14), rng.choice([Suit.H, None]))
+        spades = list(ctx.faces[0])
+        cards = _deal_category(rng, decks, spades[:9], rng.randint(12, 9 * decks - 2))
+        thrown = Counter(rng.sample(list(cards.elements()), rng.randint(3, 8)))
+        rest = list((cards - thrown).elements())
+        rng.shuffle(rest)
+        others = {1: Counter(rest[::3]), 2: Counter(rest[1::3]), 3: Counter(rest[2::3])}
+        throw = decompose_wide(ctx, tuple(sorted(thrown.elements())))
+        if len(throw.components) < 2:
+            continue
+        vectors = {s: _vector(h) for s, h in others.items()}
+        outcome = judge_throw_wide(ctx, rules, throw, vectors)
+        expected = reference_forced(ctx, rules, throw, others)
+        got = None if outcome.forced is None else tuple(sorted(outcome.forced.cards))
+        assert got == expected, (thrown, others)
+        if decks == 2:
+            two = judge_throw(ctx, rules, decompose(ctx, tuple(sorted(thrown.elements()))), vectors)
+            assert (two.succeeded, two.led) == (outcome.succeeded, outcome.led)
+        failed += got is not None
+    assert failed > 50
