@@ -21,7 +21,7 @@ from rules_core.kitty import validate_bury
 from rules_core.rules import Rules
 from rules_core.strategy.bury import suggest_bury
 from rules_core.strategy.declaration import suggest_declaration
-from rules_core.table import is_default
+from rules_core.table import is_default, table_bury
 from rules_core.table_turn import (
     MAX_TABLE_BOTTOM,
     MAX_TABLE_CARDS,
@@ -367,10 +367,17 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
     def ValidateBury(self, request: pb.ValidateBuryRequest, context: Context) -> pb.ValidateBuryResponse:
         """R11: exactly 8 of the dealer's 33 cards, any 8."""
         rules, preset = self._rules(request.ruleset, "ValidateBury")
-        self._rulebook(rules, "ValidateBury")
-        result = validate_bury(
-            hand=convert.cards(request.hand, "hand"), bury=convert.cards(request.bury, "bury")
-        )
+        if is_default(rules):
+            result = validate_bury(
+                hand=convert.cards(request.hand, "hand"), bury=convert.cards(request.bury, "bury")
+            )
+        else:  # R14.2: the table's hand plus its bottom, the bottom's size buried
+            limit = MAX_TABLE_HAND + MAX_TABLE_BOTTOM
+            hand, bury = (
+                convert.cards(request.hand, "hand", limit),
+                convert.cards(request.bury, "bury", limit),
+            )
+            result = table_bury(rules, hand=hand, bury=bury)
         reason = "legal" if result.legal or result.reason is None else result.reason.name.lower()
         self._metrics.count(self._metrics.verdicts, "ValidateBury", preset, reason)
         return convert.bury_response(result)

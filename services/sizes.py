@@ -105,7 +105,11 @@ BOUNDS: Final[Mapping[str, Mapping[str, int]]] = {
     },
     "CalculatePenalty": {**_RULESET, "dealer_hand": DEALER_HAND_SIZE, "bottom": BOTTOM_SIZE},
     "ValidateDeclaration": {**_RULESET, **_DECLARATIONS, "bottom": BOTTOM_SIZE},  # R16.6
-    "ValidateBury": {**_RULESET, "hand": DEALER_HAND_SIZE, "bury": MAX_CARDS},
+    "ValidateBury": {
+        **_RULESET,
+        "hand": max(DEALER_HAND_SIZE, MAX_TABLE_HAND + MAX_TABLE_BOTTOM),
+        "bury": MAX_CARDS,
+    },
     "ListLegalPlays": {**_TURN, **_SO_FAR},
     "SuggestPlay": {**_TURN, **_SO_FAR},
     "AuditHand": {

@@ -424,7 +424,6 @@ def _other_rpcs() -> list[Any]:
             "ruleset.seats",
             id="declare",
         ),
-        pytest.param("ValidateBury", pb.ValidateBuryRequest, {"ruleset": six}, "ruleset.decks", id="bury"),
         pytest.param(
             "SuggestBury", pb.SuggestBuryRequest, {"ruleset": six}, "ruleset.decks", id="suggest-bury"
         ),
@@ -606,3 +605,19 @@ def test_a_batch_carries_one_hand_record(stub: Stub) -> None:
     assert (code, [name for name, _ in violations]) == (INVALID, ["items"])
     answered = call(stub.ResolveTricks, pb.ResolveTricksRequest(items=[item]))
     assert answered.results[0].WhichOneof("result") in {"response", "error"}
+
+
+def test_validate_bury_on_a_table(stub: Stub) -> None:
+    """R14.2: three decks at five seats hold hands of 31 and a bottom of 7; exactly 7 are buried."""
+    ranks = ["2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"]
+    held = [f"S{rank}" for rank in ranks] * 2 + [f"H{rank}" for rank in ranks]  # 39 cards
+    hand = held[:38]
+    request = {"ruleset": _table(3, 5), "hand": names(hand)}
+    good = call(stub.ValidateBury, message(pb.ValidateBuryRequest, {**request, "bury": names(hand[:7])}))
+    assert good.legal
+    short = call(stub.ValidateBury, message(pb.ValidateBuryRequest, {**request, "bury": names(hand[:8])}))
+    assert (short.legal, short.violation) == (False, types_pb2.VIOLATION_WRONG_CARD_COUNT)
+    code, violations = rejected(
+        stub.ValidateBury, message(pb.ValidateBuryRequest, {**request, "hand": names(hand[:30])})
+    )
+    assert (code, [name for name, _ in violations]) == (INVALID, ["hand"])

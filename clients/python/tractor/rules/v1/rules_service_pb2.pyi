@@ -1617,7 +1617,7 @@ class ValidateBuryRequest(_message.Message):
 
     @_builtins.property
     def hand(self) -> _containers.RepeatedScalarFieldContainer[_types_pb2.Card.ValueType]:
-        """The dealer's 33 cards after taking the bottom (R11.1)."""
+        """The dealer's 33 cards after taking the bottom (R11.1); on other tables his hand and the bottom (R14.2)."""
 
     @_builtins.property
     def bury(self) -> _containers.RepeatedScalarFieldContainer[_types_pb2.Card.ValueType]:

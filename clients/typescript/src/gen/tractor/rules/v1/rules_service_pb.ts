@@ -2752,7 +2752,7 @@ export type ValidateBuryRequest = Message<"tractor.rules.v1.ValidateBuryRequest"
   ruleset?: Ruleset | undefined;
 
   /**
-   * The dealer's 33 cards after taking the bottom (R11.1).
+   * The dealer's 33 cards after taking the bottom (R11.1); on other tables his hand and the bottom (R14.2).
    *
    * @generated from field: repeated tractor.rules.v1.Card hand = 2;
    */
@@ -2781,7 +2781,7 @@ export type ValidateBuryRequestJson = {
   ruleset?: RulesetJson;
 
   /**
-   * The dealer's 33 cards after taking the bottom (R11.1).
+   * The dealer's 33 cards after taking the bottom (R11.1); on other tables his hand and the bottom (R14.2).
    *
    * @generated from field: repeated tractor.rules.v1.Card hand = 2;
    */
@@ -5012,7 +5012,8 @@ export const RulesService: GenService<{
     output: typeof ValidateDeclarationResponseSchema;
   },
   /**
-   * Is this bury legal (exactly 8 of the dealer's 33 cards, R11)?
+   * Is this bury legal (exactly 8 of the dealer's 33 cards, R11; the table's bottom size of its hand and
+   * bottom on other tables, R14.2)?
    *
    * @generated from rpc tractor.rules.v1.RulesService.ValidateBury
    */
