@@ -16,6 +16,8 @@ from typing import Any
 import grpc
 import pytest
 from google.protobuf import json_format
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from test_worked_cases_wire import context, rank, ruleset
 from wire import call, message, multiset, names, rejected
 from worked_cases import Case, cases, seat, table_of
@@ -621,3 +623,93 @@ def test_validate_bury_on_a_table(stub: Stub) -> None:
         stub.ValidateBury, message(pb.ValidateBuryRequest, {**request, "hand": names(hand[:30])})
     )
     assert (code, [name for name, _ in violations]) == (INVALID, ["hand"])
+
+
+# ------------------------------------------------------------------------------------------------
+# random requests on other tables: always OK or INVALID_ARGUMENT
+
+_cards = st.lists(st.integers(1, 54), max_size=12)
+_seat = st.integers(0, 9)
+_table_ruleset = st.fixed_dictionaries(
+    {  # mostly real tables, so that the calls reach the rules
+        "decks": st.one_of(st.integers(2, 4), st.integers(0, 5)),
+        "seats": st.one_of(st.integers(4, 8), st.integers(0, 9)),
+    },
+    optional={
+        "partners": st.integers(0, 3),
+        "friend_calls": st.integers(0, 8),
+        "multiple_join": st.integers(0, 3),
+        "friend_limits": st.fixed_dictionaries({"limits": st.lists(st.integers(0, 4), max_size=4)}),
+        "small_team_bonus": st.booleans(),
+        "ruff_structure": st.integers(0, 2),
+        "coins": st.booleans(),
+    },
+)
+_seated = st.lists(st.fixed_dictionaries({"seat": _seat, "cards": _cards}), max_size=9)
+_st_calls = st.lists(
+    st.fixed_dictionaries({"card": st.integers(0, 55), "copy": st.integers(0, 5)}), max_size=4
+)
+_record = st.lists(
+    st.fixed_dictionaries({"plays": _seated}, optional={"winner": _seat, "attempted_lead": _cards}),
+    max_size=3,
+)
+_st_common: dict[str, st.SearchStrategy[Any]] = {
+    "ruleset": _table_ruleset,
+    "level": st.integers(0, 15),
+    "contract": st.integers(0, 6),
+}
+_st_requests: st.SearchStrategy[tuple[str, dict[str, Any]]] = st.one_of(
+    st.tuples(
+        st.just("ValidatePlay"),
+        st.fixed_dictionaries(
+            {**_st_common, "seat": _seat, "hand": _cards, "cards": _cards},
+            optional={
+                "trick": st.fixed_dictionaries({"leader": _seat, "plays": _seated}),
+                "other_hands": _seated,
+            },
+        ),
+    ),
+    st.tuples(
+        st.just("ResolveTrick"),
+        st.fixed_dictionaries(
+            {**_st_common, "leader": _seat, "dealer": _seat, "plays": _seated},
+            optional={
+                "hands": _seated,
+                "last_trick": st.booleans(),
+                "bottom": _cards,
+                "friend_calls": _st_calls,
+                "tricks_before": _record,
+            },
+        ),
+    ),
+    st.tuples(
+        st.just("SettleHand"),
+        st.fixed_dictionaries(
+            {"ruleset": _table_ruleset, "dealer": _seat, "contract": st.integers(0, 6), "tricks": _record},
+            optional={
+                "seat_levels": st.lists(st.integers(0, 15), max_size=9),
+                "friend_calls": _st_calls,
+                "dig_points": st.integers(0, 10**13),
+                "failed_throws": st.lists(
+                    st.fixed_dictionaries({"seat": _seat, "cards": st.integers(0, 60)}), max_size=3
+                ),
+            },
+        ),
+    ),
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(_st_requests)
+def test_random_table_st_requests_are_answered_or_refused(
+    stub: Stub, drawn: tuple[str, dict[str, Any]]
+) -> None:
+    """R14, R15 over the wire: whatever a client sends is answered or INVALID_ARGUMENT, never INTERNAL."""
+    method, body = drawn
+    cls = getattr(pb, f"{method}Request")
+    request = cls()
+    json_format.ParseDict(body, request)
+    try:
+        getattr(stub, method)(request, timeout=10.0)
+    except grpc.RpcError as error:
+        assert error.code() == INVALID, (error.code(), error.details())
