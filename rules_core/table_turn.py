@@ -15,7 +15,6 @@ their fields as the request spells them (``trick.plays[1].cards``, ``tricks_befo
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
@@ -85,26 +84,6 @@ def rulebook_only(rules: Rules, what: str, *, partners: bool = False) -> None:
     if partners and rules.partners is not Partners.FIXED:
         raise InvalidArgumentError(
             "partners", Problem.INCONSISTENT, f"{what} is ruled for fixed partners only (R14.10, R15)"
-        )
-
-
-def table_coins(rules: Rules, asked: bool | None) -> Rules:
-    """R14.10: coins (R12, R13) exist on two decks and four seats only. Elsewhere they are off, and asking
-    for them (``asked``: the request's own COINS, None when unset) is InvalidArgumentError on ``coins``."""
-    if rules.decks == 2 and rules.seats == 4:
-        return rules
-    if asked:
-        raise InvalidArgumentError(
-            "coins", Problem.INCONSISTENT, "Tao Dou coins and forced quits are two-deck, four-seat (R14.10)"
-        )
-    return dataclasses.replace(rules, coins=False) if rules.coins else rules
-
-
-def no_coins(rules: Rules, path: str) -> None:
-    """R14.10: a request for coins (a stake, a forced-quit price) on another table names ``path``."""
-    if not (rules.decks == 2 and rules.seats == 4):
-        raise InvalidArgumentError(
-            path, Problem.INCONSISTENT, "Tao Dou coins and forced quits are two-deck, four-seat (R14.10)"
         )
 
 
@@ -342,14 +321,9 @@ def settle_table_hand(
     tricks: Sequence[RecordedTrick],
     dig_points: int,
     failed_throws: Sequence[FailedThrow],
-    stake: bool = False,
 ) -> tuple[TableSettlement, tuple[CallState, ...]]:
     """R15.8–R15.13 for a SettleHand request on any table, and every call's state at the end; the seats'
-    levels are ``seat_levels``. A Tao Dou ``stake`` is refused (R14.10)."""
-    if stake:
-        raise InvalidArgumentError(
-            "tao_dou", Problem.INCONSISTENT, "a Tao Dou stake settles on two decks, four fixed seats (R14.10)"
-        )
+    levels are ``seat_levels``."""
     played = _tricks(tricks, "tricks")
     try:
         settled = settle_table(

@@ -62,7 +62,6 @@ from rules_core.table_turn import (
     MAX_TABLE_TRICKS,
     RecordedTrick,
     TableTrick,
-    table_coins,
 )
 from rules_core.taodou import CoinSettlement, HandSettlement, Stake
 from rules_core.trick import JudgedTrick, Judgement, TrickResult
@@ -218,10 +217,7 @@ def ruleset(message: t.Ruleset, path: str = "ruleset") -> tuple[Rules, str]:
         changes["throw_penalty_points"] = message.throw_penalty_points
     changes.update(_table_options(message, path))
     try:
-        rules = table_coins(
-            dataclasses.replace(PRESETS[preset], **changes),
-            message.coins if message.HasField("coins") else None,
-        )  # R14.10
+        rules = dataclasses.replace(PRESETS[preset], **changes)
     except InvalidArgumentError as error:
         error.argument = _ENGINE_NAMES.get(error.argument, error.argument)
         raise from_engine(error, path) from None

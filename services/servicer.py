@@ -28,7 +28,6 @@ from rules_core.table_turn import (
     MAX_TABLE_HAND,
     MAX_TABLE_SEATS,
     MAX_TABLE_TRICKS,
-    no_coins,
     on_rulebook_table,
     resolve_table_trick,
     rulebook_only,
@@ -282,6 +281,8 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
 
     def _settle_table(self, request: pb.SettleHandRequest, rules: Rules) -> pb.SettleHandResponse:
         """SettleHand on another table (R15.8-R15.13): per-seat levels from the whole trick record."""
+        if request.HasField("tao_dou"):
+            self._rulebook(rules, "A Tao Dou stake", partners=True)  # R14.10
         levels = convert.seat_levels(request.seat_levels)
         dealer = request.dealer
         level = levels[dealer] if dealer < len(levels) else convert.MIN_LEVEL  # rules_core judges both
@@ -296,7 +297,6 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
             tricks=convert.table_tricks(request.tricks, "tricks"),
             dig_points=request.dig_points,
             failed_throws=convert.failed_throws(request.failed_throws, MAX_TABLE_TRICKS),
-            stake=request.HasField("tao_dou"),
         )
         self._metrics.count(self._metrics.settlements, settlement_band(settled.winner_side.value, settled.g))
         return convert.table_settlement_response(settled, calls)
@@ -311,7 +311,7 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
     ) -> pb.CalculatePenaltyResponse:
         """R13: the penalty by phase and role, capped at the balance; R13.6 for a quitting dealer."""
         rules, _ = self._rules(request.ruleset, "CalculatePenalty")
-        no_coins(rules, "ruleset.coins")  # R14.10
+        self._rulebook(rules, "CalculatePenalty", partners=True)  # R14.10
         phase = convert.phase(request.phase, "phase")
         convert.coins_amount(request.base, "base", convert.MAX_BASE)
         convert.coins_amount(request.balance, "balance")

@@ -386,7 +386,6 @@ BAD_RULESETS = [
     pytest.param(
         {"preset": "rulebook-000", "decks": 3}, "ruleset.ruff_structure", "INCONSISTENT", id="book-3-decks"
     ),
-    pytest.param(_table(3, 6, coins=True), "ruleset.coins", "INCONSISTENT", id="coins"),
     pytest.param(_table(2, 6, friend_calls=5), "ruleset.friend_calls", "OUT_OF_RANGE", id="calls"),
     pytest.param(
         _table(2, 4, friend_limits={"limits": ["FRIEND_LIMIT_UNSPECIFIED"]}),
@@ -438,13 +437,13 @@ def _other_rpcs() -> list[Any]:
         ),
         pytest.param("AuditHand", pb.AuditHandRequest, {"ruleset": friends4}, "ruleset.partners", id="audit"),
         pytest.param(
-            "CalculatePenalty", pb.CalculatePenaltyRequest, {"ruleset": six}, "ruleset.coins", id="penalty"
+            "CalculatePenalty", pb.CalculatePenaltyRequest, {"ruleset": six}, "ruleset.decks", id="penalty"
         ),
         pytest.param(
             "SettleHand",
             pb.SettleHandRequest,
             {"ruleset": six, "tao_dou": {"base": 1}},
-            "tao_dou",
+            "ruleset.decks",
             id="stake",
         ),
     ]
@@ -713,3 +712,9 @@ def test_random_table_st_requests_are_answered_or_refused(
         getattr(stub, method)(request, timeout=10.0)
     except grpc.RpcError as error:
         assert error.code() == INVALID, (error.code(), error.details())
+
+
+def test_coins_are_inert_on_other_tables(stub: Stub) -> None:
+    """R14.10: COINS may stay on in a ruleset of another table; only the coin calls refuse that table."""
+    response = call(stub.ValidatePlay, _play(_table(3, 6, coins=True)))
+    assert response.legal

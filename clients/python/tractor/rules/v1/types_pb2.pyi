@@ -1144,7 +1144,9 @@ class Ruleset(_message.Message):
     """
     decks: _builtins.int
     """TABLE (R14): the decks in play, 2..4; 0 (unset) means the preset's 2. More than two decks need
-    RUFF-COVER (R14.7).
+    RUFF-COVER (R14.7). On a table other than two decks and four seats, ValidatePlay, ResolveTrick,
+    SettleHand and ValidateBury answer; the other RPCs, and coins, are INVALID_ARGUMENT naming `ruleset.decks`
+    or `ruleset.seats` (R14.10); COINS is inert there.
     """
     seats: _builtins.int
     """TABLE (R14): the seats at the table, 4..8; 0 (unset) means the preset's 4. An odd table needs

@@ -286,7 +286,9 @@ export type Ruleset = Message<"tractor.rules.v1.Ruleset"> & {
 
   /**
    * TABLE (R14): the decks in play, 2..4; 0 (unset) means the preset's 2. More than two decks need
-   * RUFF-COVER (R14.7).
+   * RUFF-COVER (R14.7). On a table other than two decks and four seats, ValidatePlay, ResolveTrick,
+   * SettleHand and ValidateBury answer; the other RPCs, and coins, are INVALID_ARGUMENT naming `ruleset.decks`
+   * or `ruleset.seats` (R14.10); COINS is inert there.
    *
    * @generated from field: uint32 decks = 20;
    */
@@ -483,7 +485,9 @@ export type RulesetJson = {
 
   /**
    * TABLE (R14): the decks in play, 2..4; 0 (unset) means the preset's 2. More than two decks need
-   * RUFF-COVER (R14.7).
+   * RUFF-COVER (R14.7). On a table other than two decks and four seats, ValidatePlay, ResolveTrick,
+   * SettleHand and ValidateBury answer; the other RPCs, and coins, are INVALID_ARGUMENT naming `ruleset.decks`
+   * or `ruleset.seats` (R14.10); COINS is inert there.
    *
    * @generated from field: uint32 decks = 20;
    */
