@@ -718,3 +718,26 @@ def test_coins_are_inert_on_other_tables(stub: Stub) -> None:
     """R14.10: COINS may stay on in a ruleset of another table; only the coin calls refuse that table."""
     response = call(stub.ValidatePlay, _play(_table(3, 6, coins=True)))
     assert response.legal
+
+
+def test_worst_follow_ladder_answers_quickly(stub: Stub) -> None:
+    """R14.6 (the worst four-deck follow of tests/test_tables.py): six non-adjacent triples led against
+    six quadruples and six singles; the ladder's search answers well inside the RPC deadline."""
+    led = ["H2", "H4", "H7", "H9", "HJ", "HK"]  # at L=5, T=C: every other heart
+    held = ["H3", "H6", "H8", "H10", "HQ", "HA"]
+    body = {
+        "ruleset": _table(4, 6),
+        "level": "RANK_5",
+        "contract": "CONTRACT_CLUBS",
+        "seat": 1,
+        "hand": names([card for card in held for _ in range(4)] + led),
+        "cards": names([card for card in held for _ in range(3)]),
+        "trick": {
+            "leader": 0,
+            "plays": [{"seat": 0, "cards": names([card for card in led for _ in range(3)])}],
+        },
+    }
+    started = time.perf_counter()
+    response = call(stub.ValidatePlay, message(pb.ValidatePlayRequest, body))
+    assert response.legal  # six triples cut from six quadruples follow six triples
+    assert time.perf_counter() - started < 5.0
