@@ -8,7 +8,7 @@ Every request carries all it needs (the ruleset, the level rank, the contract, t
 the service keeps no state between calls. Errors:
 * a rule outcome (an illegal play, a rejected declaration, a failed throw) is status OK with the
   reason in the response;
-* a malformed request (an unknown card, more copies of a card than two decks hold, a hand of
+* a malformed request (an unknown card, more copies of a card than the decks hold, a hand of
   impossible size, a trick out of order, a seat out of range, an unknown ruleset option) is
   INVALID_ARGUMENT with google.rpc.BadRequest field violations naming each bad field by its path,
   e.g. "trick.plays[1].cards[0]";
@@ -1223,7 +1223,8 @@ class SettleHandResponse(_message.Message):
     def seats(self) -> _containers.RepeatedCompositeFieldContainer[Global___SeatLevel]:
         """Other tables (R14, R15): each seat's level change, in seat order 0..seats-1; empty on the rulebooks'
         table, whose answer is the team fields above. There `levels_gained` is the table's g, `take_over`
-        whether the attackers won, `next_dealer` and `next_level` R15.13's, and the team levels are unset.
+        whether the attackers won, `next_dealer` and `next_level` R15.13's; the team fields (levels after,
+        effective gain, game winner, score coefficient, coins) are unset.
         """
 
     @_builtins.property
@@ -1694,7 +1695,7 @@ class ListLegalPlaysRequest(_message.Message):
     contract: _types_pb2.Contract.ValueType
     """The trump suit or no-trump (required)."""
     seat: _builtins.int
-    """The seat to play, 0..seats-1. With a non-empty trick it must be the next seat in turn."""
+    """The seat to play, 0..3 (this RPC answers on the rulebooks' table only, R14.10). With a non-empty trick it must be the next seat in turn."""
     max_plays: _builtins.int
     """The most plays to return, 1..1000; 0 means 100."""
     rank: _builtins.bool
@@ -1830,7 +1831,7 @@ class SuggestPlayRequest(_message.Message):
     contract: _types_pb2.Contract.ValueType
     """The trump suit or no-trump (required)."""
     seat: _builtins.int
-    """The seat to play, 0..seats-1. With a non-empty trick it must be the next seat in turn."""
+    """The seat to play, 0..3 (this RPC answers on the rulebooks' table only, R14.10). With a non-empty trick it must be the next seat in turn."""
     policy: Global___PlayPolicy.ValueType
     """How to choose the play; unspecified means PLAY_POLICY_STRONG."""
     seed: _builtins.int
@@ -1891,7 +1892,7 @@ class HandSoFar(_message.Message):
     ATTACKER_POINTS_FIELD_NUMBER: _builtins.int
     BOTTOM_FIELD_NUMBER: _builtins.int
     dealer: _builtins.int
-    """The dealer's seat, 0..seats-1 (who the seat's partner and opponents are in points)."""
+    """The dealer's seat, 0..3 (who the seat's partner and opponents are in points)."""
     attacker_points: _builtins.int
     """The attackers' points so far (R8.2); with `tricks` and `dealer` it must agree with them."""
     @_builtins.property

@@ -8,7 +8,7 @@ Every request carries all it needs (the ruleset, the level rank, the contract, t
 the service keeps no state between calls. Errors:
 * a rule outcome (an illegal play, a rejected declaration, a failed throw) is status OK with the
   reason in the response;
-* a malformed request (an unknown card, more copies of a card than two decks hold, a hand of
+* a malformed request (an unknown card, more copies of a card than the decks hold, a hand of
   impossible size, a trick out of order, a seat out of range, an unknown ruleset option) is
   INVALID_ARGUMENT with google.rpc.BadRequest field violations naming each bad field by its path,
   e.g. "trick.plays[1].cards[0]";

@@ -9,7 +9,7 @@
 // the service keeps no state between calls. Errors:
 // * a rule outcome (an illegal play, a rejected declaration, a failed throw) is status OK with the
 //   reason in the response;
-// * a malformed request (an unknown card, more copies of a card than two decks hold, a hand of
+// * a malformed request (an unknown card, more copies of a card than the decks hold, a hand of
 //   impossible size, a trick out of order, a seat out of range, an unknown ruleset option) is
 //   INVALID_ARGUMENT with google.rpc.BadRequest field violations naming each bad field by its path,
 //   e.g. "trick.plays[1].cards[0]";
@@ -1782,7 +1782,8 @@ export type SettleHandResponse = Message<"tractor.rules.v1.SettleHandResponse"> 
   /**
    * Other tables (R14, R15): each seat's level change, in seat order 0..seats-1; empty on the rulebooks'
    * table, whose answer is the team fields above. There `levels_gained` is the table's g, `take_over`
-   * whether the attackers won, `next_dealer` and `next_level` R15.13's, and the team levels are unset.
+   * whether the attackers won, `next_dealer` and `next_level` R15.13's; the team fields (levels after,
+   * effective gain, game winner, score coefficient, coins) are unset.
    *
    * @generated from field: repeated tractor.rules.v1.SeatLevel seats = 15;
    */
@@ -1933,7 +1934,8 @@ export type SettleHandResponseJson = {
   /**
    * Other tables (R14, R15): each seat's level change, in seat order 0..seats-1; empty on the rulebooks'
    * table, whose answer is the team fields above. There `levels_gained` is the table's g, `take_over`
-   * whether the attackers won, `next_dealer` and `next_level` R15.13's, and the team levels are unset.
+   * whether the attackers won, `next_dealer` and `next_level` R15.13's; the team fields (levels after,
+   * effective gain, game winner, score coefficient, coins) are unset.
    *
    * @generated from field: repeated tractor.rules.v1.SeatLevel seats = 15;
    */
@@ -2907,7 +2909,7 @@ export type ListLegalPlaysRequest = Message<"tractor.rules.v1.ListLegalPlaysRequ
   contract: Contract;
 
   /**
-   * The seat to play, 0..seats-1. With a non-empty trick it must be the next seat in turn.
+   * The seat to play, 0..3 (this RPC answers on the rulebooks' table only, R14.10). With a non-empty trick it must be the next seat in turn.
    *
    * @generated from field: uint32 seat = 4;
    */
@@ -2992,7 +2994,7 @@ export type ListLegalPlaysRequestJson = {
   contract?: ContractJson;
 
   /**
-   * The seat to play, 0..seats-1. With a non-empty trick it must be the next seat in turn.
+   * The seat to play, 0..3 (this RPC answers on the rulebooks' table only, R14.10). With a non-empty trick it must be the next seat in turn.
    *
    * @generated from field: uint32 seat = 4;
    */
@@ -3200,7 +3202,7 @@ export type SuggestPlayRequest = Message<"tractor.rules.v1.SuggestPlayRequest"> 
   contract: Contract;
 
   /**
-   * The seat to play, 0..seats-1. With a non-empty trick it must be the next seat in turn.
+   * The seat to play, 0..3 (this RPC answers on the rulebooks' table only, R14.10). With a non-empty trick it must be the next seat in turn.
    *
    * @generated from field: uint32 seat = 4;
    */
@@ -3280,7 +3282,7 @@ export type SuggestPlayRequestJson = {
   contract?: ContractJson;
 
   /**
-   * The seat to play, 0..seats-1. With a non-empty trick it must be the next seat in turn.
+   * The seat to play, 0..3 (this RPC answers on the rulebooks' table only, R14.10). With a non-empty trick it must be the next seat in turn.
    *
    * @generated from field: uint32 seat = 4;
    */
@@ -3346,7 +3348,7 @@ export const SuggestPlayRequestSchema: GenMessage<SuggestPlayRequest, {jsonType:
  */
 export type HandSoFar = Message<"tractor.rules.v1.HandSoFar"> & {
   /**
-   * The dealer's seat, 0..seats-1 (who the seat's partner and opponents are in points).
+   * The dealer's seat, 0..3 (who the seat's partner and opponents are in points).
    *
    * @generated from field: optional uint32 dealer = 1;
    */
@@ -3381,7 +3383,7 @@ export type HandSoFar = Message<"tractor.rules.v1.HandSoFar"> & {
  */
 export type HandSoFarJson = {
   /**
-   * The dealer's seat, 0..seats-1 (who the seat's partner and opponents are in points).
+   * The dealer's seat, 0..3 (who the seat's partner and opponents are in points).
    *
    * @generated from field: optional uint32 dealer = 1;
    */
