@@ -256,9 +256,13 @@ def resolve_table_trick(
         raise _ruleset(_renamed(error, "tricks", "tricks_before")) from None
     if problem:
         return TableTrick(leader, None, checks, problem, None)
+    if not friends and not earlier:  # fixed partners need no record: every other seat from the dealer
+        fixed = frozenset((dealer + k) % n for k in range(0, n, 2))
+        result = table_trick(ctx, rules, leader=leader, plays=cards, dealer=dealer, last=last, bottom=bottom)
+        return TableTrick(leader, result, checks, "", SidesAfter(fixed, (), 0))
     probe = table_trick(ctx, rules, leader=leader, plays=cards, dealer=dealer, attackers=frozenset())
     current = Trick(tuple(Play(seat, tuple(faces)) for seat, faces in plays), probe.winner)
-    try:
+    try:  # R15.15: the record runs from the dealer's lead, each trick led by the last one's winner
         sides = replay_sides(rules, ctx, dealer, calls, (*earlier, current))[-1]
     except InvalidArgumentError as error:
         raise _renamed(error, f"tricks[{len(earlier)}].", "") from None

@@ -741,3 +741,23 @@ def test_worst_follow_ladder_answers_quickly(stub: Stub) -> None:
     response = call(stub.ValidatePlay, message(pb.ValidatePlayRequest, body))
     assert response.legal  # six triples cut from six quadruples follow six triples
     assert time.perf_counter() - started < 5.0
+
+
+def test_fixed_partners_resolve_any_trick_without_a_record(stub: Stub) -> None:
+    """R14.9: with fixed partners the sides need no record: seat 3 leads a later trick of a six-seat hand
+    dealt by 0, and the dealer's side is 0, 2, 4 whoever leads."""
+    body = {
+        "ruleset": _table(3, 6),
+        "level": "RANK_5",
+        "contract": "CONTRACT_HEARTS",
+        "leader": 3,
+        "dealer": 0,
+        "plays": [
+            {"seat": (3 + i) % 6, "cards": names([card])}
+            for i, card in enumerate(["SK", "S3", "SA", "S4", "S6", "S7"])
+        ],
+    }
+    response = call(stub.ResolveTrick, message(pb.ResolveTrickRequest, body))
+    assert response.winner == 5  # SA, played by the third seat from 3
+    assert list(response.dealer_side) == [0, 2, 4]
+    assert response.attacker_points == response.trick_points == 10  # seat 5 attacks: (5 - 0) is odd
