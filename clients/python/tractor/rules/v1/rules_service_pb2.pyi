@@ -739,8 +739,9 @@ class ResolveTrickRequest(_message.Message):
 
     @_builtins.property
     def tricks_before(self) -> _containers.RepeatedCompositeFieldContainer[Global___RecordedTrick]:
-        """Finding friends (R15): the hand's finished tricks before this one, in order, each with its winner: with
-        the calls they decide who is on the dealer's side (R15.5-R15.8). Read only with PARTNERS_FRIENDS.
+        """Other tables (R15): the hand's finished tricks before this one, in order from the dealer's lead, each with
+        its winner: with the calls they decide who is on the dealer's side (R15.5-R15.8). Required under finding
+        friends (empty: this is the first trick); optional under fixed partners, checked when given.
         """
 
     def __init__(

@@ -672,8 +672,9 @@ export type ResolveTrickRequest = Message<"tractor.rules.v1.ResolveTrickRequest"
   friendCalls: FriendCall[];
 
   /**
-   * Finding friends (R15): the hand's finished tricks before this one, in order, each with its winner: with
-   * the calls they decide who is on the dealer's side (R15.5-R15.8). Read only with PARTNERS_FRIENDS.
+   * Other tables (R15): the hand's finished tricks before this one, in order from the dealer's lead, each with
+   * its winner: with the calls they decide who is on the dealer's side (R15.5-R15.8). Required under finding
+   * friends (empty: this is the first trick); optional under fixed partners, checked when given.
    *
    * @generated from field: repeated tractor.rules.v1.RecordedTrick tricks_before = 11;
    */
@@ -758,8 +759,9 @@ export type ResolveTrickRequestJson = {
   friendCalls?: FriendCallJson[];
 
   /**
-   * Finding friends (R15): the hand's finished tricks before this one, in order, each with its winner: with
-   * the calls they decide who is on the dealer's side (R15.5-R15.8). Read only with PARTNERS_FRIENDS.
+   * Other tables (R15): the hand's finished tricks before this one, in order from the dealer's lead, each with
+   * its winner: with the calls they decide who is on the dealer's side (R15.5-R15.8). Required under finding
+   * friends (empty: this is the first trick); optional under fixed partners, checked when given.
    *
    * @generated from field: repeated tractor.rules.v1.RecordedTrick tricks_before = 11;
    */
