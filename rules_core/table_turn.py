@@ -97,6 +97,15 @@ def _seat(seat: int, path: str, seats: int) -> int:
     return seat
 
 
+def _sized(cards: Sequence[int], path: str, rules: Rules, low: int = 1) -> None:
+    """R14.2: a hand holds ``low`` to the table's hand size cards (17 at two decks and six seats)."""
+    high = hand_size(rules)
+    if not low <= len(cards) <= high:
+        raise InvalidArgumentError(
+            path, Problem.BAD_SIZE, f"a hand here holds {low} to {high} cards, got {len(cards)}"
+        )
+
+
 def shape_of(ctx: TrumpContext, rules: Rules, cards: Sequence[int]) -> Decomposition | None:
     """A play's decomposition on the table's decks (R3.6, R14.3); None for no cards."""
     if not cards:
@@ -119,6 +128,7 @@ def validate_table_play(
     judged against ``others``) or a follow of the trick's lead."""
     n = rules.seats
     _seat(seat, "seat", n)
+    _sized(hand, "hand", rules)
     leader = _seat(trick_leader or 0, "trick.leader", n)
     shape = shape_of(ctx, rules, cards)
     if not trick_plays:
@@ -169,6 +179,7 @@ def _lead(  # noqa: PLR0917 (one private step of validate_table_play)
                 Problem.OUT_OF_ORDER,
                 f"seat {other} is listed twice or is the leader",
             )
+        _sized(faces, f"other_hands[{i}].cards", rules, low=0)
         held[other] = faces
     throw = shape is not None and shape.category is not None and len(shape.components) > 1
     if not throw and not held:  # R4.2: one component is always a legal lead; no other hand can change it
@@ -285,6 +296,7 @@ def _check_plays(
             raise InvalidArgumentError(
                 f"hands[{i}].seat", Problem.OUT_OF_ORDER, f"seat {seat} is listed twice"
             )
+        _sized(faces, f"hands[{i}].cards", rules)
         held[seat] = faces
     if len(held) != n:
         raise InvalidArgumentError("hands", Problem.BAD_SIZE, f"give all {n} hands or none")

@@ -761,3 +761,15 @@ def test_fixed_partners_resolve_any_trick_without_a_record(stub: Stub) -> None:
     assert response.winner == 5  # SA, played by the third seat from 3
     assert list(response.dealer_side) == [0, 2, 4]
     assert response.attacker_points == response.trick_points == 10  # seat 5 attacks: (5 - 0) is odd
+
+
+def test_two_deck_tables_have_their_hand_size(stub: Stub) -> None:
+    """R14.2: two decks at six seats deal hands of 17: an 18-card hand is refused, naming ``hand``."""
+    ranks = ["2", "3", "4", "6", "7", "8", "9", "10", "J"]
+    hand = [f"{suit}{rank}" for suit in "CD" for rank in ranks]  # 18 cards
+    code, violations = rejected(
+        stub.ValidatePlay, _play(_table(2, 6), hand=names(hand), cards=names(hand[:1]))
+    )
+    assert (code, [name for name, _ in violations]) == (INVALID, ["hand"])
+    legal = call(stub.ValidatePlay, _play(_table(2, 6), hand=names(hand[:17]), cards=names(hand[:1])))
+    assert legal.legal
