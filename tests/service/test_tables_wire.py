@@ -773,3 +773,13 @@ def test_two_deck_tables_have_their_hand_size(stub: Stub) -> None:
     assert (code, [name for name, _ in violations]) == (INVALID, ["hand"])
     legal = call(stub.ValidatePlay, _play(_table(2, 6), hand=names(hand[:17]), cards=names(hand[:1])))
     assert legal.legal
+
+
+def test_batches_mix_tables(stub: Stub) -> None:
+    """A ValidatePlays batch judges each item on its own table; a bad table names its item's field."""
+    items = [_play({"preset": "default"}), _play(_table(3, 6)), _play(_table(3, 9))]
+    results = call(stub.ValidatePlays, pb.ValidatePlaysRequest(items=items)).results
+    assert [result.WhichOneof("result") for result in results] == ["response", "response", "error"]
+    assert results[0].response == call(stub.ValidatePlay, items[0])
+    assert results[1].response == call(stub.ValidatePlay, items[1])
+    assert "items[2].ruleset.seats" in results[2].error.message
