@@ -700,7 +700,7 @@ _st_requests: st.SearchStrategy[tuple[str, dict[str, Any]]] = st.one_of(
 
 @settings(max_examples=150, deadline=None)
 @given(_st_requests)
-def test_random_table_st_requests_are_answered_or_refused(
+def test_random_table_requests_are_answered_or_refused(
     stub: Stub, drawn: tuple[str, dict[str, Any]]
 ) -> None:
     """R14, R15 over the wire: whatever a client sends is answered or INVALID_ARGUMENT, never INTERNAL."""
