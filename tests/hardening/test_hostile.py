@@ -37,6 +37,26 @@ def test_every_hostile_input_gets_the_answer_due(
     assert not slow, "\n".join(slow)
 
 
+def test_the_worst_inputs_on_other_tables_answer_within_the_ceiling(
+    results: tuple[list[hostile.Result], ServerProcess, list[int]],
+) -> None:
+    """R14.5-R14.7 (rbtying #411): four-deck eight-seat and three-deck throws of triple and quadruple
+    tractors, follows of them and whole tricks of N such plays are each OK (the work done) or
+    INVALID_ARGUMENT OUT_OF_RANGE past the rules' work ceiling; the report names the slowest."""
+    answered, _, _ = results
+    wide = [result for result in answered if result.case.legal_size]
+    assert {result.case.name.split(":")[0].split(" ")[0] for result in wide} == {"4-deck", "3-deck"}
+    assert {result.case.method for result in wide} == {"ValidatePlay", "ResolveTrick"}
+    for result in wide:
+        assert not result.problem, result.line()
+        assert result.outcome.code in {grpc.StatusCode.OK, grpc.StatusCode.INVALID_ARGUMENT}, result.line()
+    worst = hostile.slowest(answered)
+    assert worst is not None and worst.case.legal_size
+    assert worst.outcome.seconds == max(result.outcome.seconds for result in wide)
+    assert worst.outcome.seconds < SLOWEST_SECONDS, hostile.slowest_line(answered)
+    print(hostile.slowest_line(answered))
+
+
 def test_the_issue_s_hostile_families_are_all_there() -> None:
     names = " ".join(case.name for case in hostile.cases())
     for family in (
@@ -46,6 +66,10 @@ def test_the_issue_s_hostile_families_are_all_there() -> None:
         "negative balance",
         "duplicate seat",
         "another deal",
+        "4-deck 8-seat throw",
+        "4-deck 8-seat follow",
+        "4-deck 8-seat trick",
+        "3-deck",
     ):
         assert family in names, family
 
