@@ -1,0 +1,341 @@
+"""The corpus of another table (R14, R15): three decks, six seats, finding friends, from seeded deals.
+
+Each script is one hand as a frontend of that table sends it: the dealer's bury (ValidateBury), then for
+each trick the lead and the five follows (ValidatePlay, a few follows first tried illegally) and
+ResolveTrick with the friend calls and the tricks before it, and at the end SettleHand with every seat's
+level. The cards are dealt by R14's sizes (``rules_core.table.table_sizes``: hands of 26, a bottom of 6),
+the dealer calls ``call_count`` friends that ``rules_core.friends.check_calls`` accepts, and every
+expected answer is ``rules_core``'s (``table_turn``, ``table``, ``friends``), never the service's.
+
+The players are simple and need no legal-play listing for this table: a lead is one tuple (a single,
+pair or triple of one face, R4.2: never a throw), and a follow is the first play of a small candidate
+set (tuples of the led size in the led category, then mixed picks; a void seat ruffs with trumps or
+discards) that ``rules_core.table.table_follow`` finds legal. The same seed always gives the same bytes.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, Final
+
+from loadtest.corpus import play_expect, trick_expect
+from loadtest.replay import Call, Script
+from rules_core.cards import NUM_FACES, POINTS, Suit
+from rules_core.friends import CallState, FriendCall, call_count, check_calls
+from rules_core.rules import PRESETS, Partners
+from rules_core.table import table_bury, table_follow, table_sizes
+from rules_core.table_turn import RecordedTrick, resolve_table_trick, settle_table_hand, validate_table_play
+from rules_core.trump import TRUMP, TrumpContext, trump_context
+from rules_core.verdicts import Legal
+from services.convert import cards_out
+from tractor.rules.v1 import rules_service_pb2 as pb
+from tractor.rules.v1 import types_pb2 as t
+
+KIND: Final = "friends"
+DECKS: Final = 3
+SEATS: Final = 6
+SEED_BASE: Final = 6_000_000
+ILLEGAL_FOLLOW_RATE: Final = 0.04
+"""Share of follows a player first tries with cards of another category while holding the led one."""
+RUFF_RATE: Final = 0.6
+"""Share of void follows that ruff with trumps when the seat holds enough of them."""
+LEAD_WIDTHS: Final = (1, 1, 1, 2, 2, 3)
+"""How wide a lead's tuple is drawn (as far as the leader holds copies)."""
+CONTRACTS: Final = {
+    Suit.S: t.CONTRACT_SPADES,
+    Suit.H: t.CONTRACT_HEARTS,
+    Suit.C: t.CONTRACT_CLUBS,
+    Suit.D: t.CONTRACT_DIAMONDS,
+    None: t.CONTRACT_NO_TRUMP,
+}
+
+WIRE_RULESET: Final = t.Ruleset(preset="default", decks=DECKS, seats=SEATS, partners=t.PARTNERS_FRIENDS)
+RULES: Final = replace(PRESETS["default"], decks=DECKS, seats=SEATS, partners=Partners.FRIENDS)
+"""The table's rules as the service must read ``WIRE_RULESET`` (R14.1, R15.1)."""
+
+
+def _seated(plays: Sequence[tuple[int, Sequence[int]]]) -> list[t.SeatCards]:
+    return [t.SeatCards(seat=seat, cards=cards_out(cards)) for seat, cards in plays]
+
+
+def _bytes(message: Any) -> bytes:
+    data: bytes = message.SerializeToString(deterministic=True)
+    return data
+
+
+def _calls_out(calls: Sequence[FriendCall]) -> list[t.FriendCall]:
+    return [t.FriendCall(card=cards_out([call.face])[0], copy=call.copy) for call in calls]
+
+
+def _states(states: Sequence[CallState], prefix: str) -> dict[str, Any]:
+    """What the calls' states must say (R15.5, R15.6): who met each, and whether it joined."""
+    expect: dict[str, Any] = {}
+    for i, state in enumerate(states):
+        expect[f"{prefix}.{i}.played"] = state.played
+        expect[f"{prefix}.{i}.joined"] = state.joined
+        if state.met_by is not None:
+            expect[f"{prefix}.{i}.met_by"] = state.met_by
+    return expect
+
+
+@dataclass(slots=True)
+class _Hand:
+    """One hand in play: the seats' cards, the record so far and the calls the script made."""
+
+    rng: random.Random
+    ctx: TrumpContext
+    contract: t.Contract.ValueType
+    dealer: int
+    levels: tuple[int, ...]
+    hands: list[list[int]]
+    bottom: list[int]
+    friend_calls: tuple[FriendCall, ...] = ()
+    record: list[RecordedTrick] = field(default_factory=list)
+    calls: list[Call] = field(default_factory=list)
+    dig: int = 0
+    """The last trick's dig (bottom points times the multiplier, R8.3-R8.5): SettleHand's ``dig_points``."""
+
+    def wire(self) -> dict[str, Any]:
+        """The fields every play request of this hand shares."""
+        return {"ruleset": WIRE_RULESET, "level": t.Rank.ValueType(self.ctx.level), "contract": self.contract}
+
+
+def deal(seed: int) -> _Hand:
+    """Shuffle three decks, deal six hands and the bottom (R14.2), draw the dealer, the seats' levels
+    (the dealer's is the hand's, R15.11) and the contract."""
+    rng = random.Random(seed)
+    size, _ = table_sizes(DECKS, SEATS)
+    deck = [face for face in range(NUM_FACES) for _ in range(DECKS)]
+    rng.shuffle(deck)
+    hands = [sorted(deck[i * size : (i + 1) * size]) for i in range(SEATS)]
+    dealer = rng.randrange(SEATS)
+    levels = tuple(rng.randint(2, 14) for _ in range(SEATS))
+    suit = rng.choice([*Suit, None])
+    ctx = trump_context(levels[dealer], suit)
+    return _Hand(rng, ctx, CONTRACTS[suit], dealer, levels, hands, sorted(deck[SEATS * size :]))
+
+
+def bury(hand: _Hand) -> None:
+    """The dealer takes the bottom and buries as many cards (R14.2): its weakest plain cards, points last;
+    ValidateBury scripted with table_bury's verdict."""
+    held = sorted(hand.hands[hand.dealer] + hand.bottom)
+    count = len(hand.bottom)
+    ranked = sorted(held, key=lambda f: (hand.ctx.is_trump(f), POINTS[f] > 0, hand.ctx.strength[f], f))
+    buried = ranked[:count]
+    verdict = table_bury(RULES, hand=held, bury=buried)
+    assert verdict.legal, verdict.message
+    request = pb.ValidateBuryRequest(ruleset=WIRE_RULESET, hand=cards_out(held), bury=cards_out(buried))
+    expect = {"legal": True, "bottom_points": verdict.bottom_points}
+    hand.calls.append(Call("ValidateBury", _bytes(request), expect))
+    left = Counter(held) - Counter(buried)
+    hand.hands[hand.dealer] = sorted(left.elements())
+    hand.bottom = sorted(buried)
+
+
+def call_friends(hand: _Hand) -> None:
+    """The dealer's calls (R15.3): plain aces and kings it does not hold every copy of, the copy drawn,
+    kept only when ``check_calls`` accepts the set."""
+    wanted = call_count(RULES)
+    candidates = [f for f in range(NUM_FACES) if not hand.ctx.is_trump(f) and f % 13 in (11, 12)]
+    hand.rng.shuffle(candidates)
+    for tried in itertools.combinations(candidates, wanted):
+        calls = tuple(FriendCall(face, hand.rng.randint(1, DECKS)) for face in tried)
+        try:
+            check_calls(RULES, hand.ctx, calls)
+        except ValueError:
+            continue
+        hand.friend_calls = calls
+        return
+    raise AssertionError("no friend call fits the table")
+
+
+def lead(hand: _Hand, seat: int) -> list[int]:
+    """A one-tuple lead (R4.2): a face the leader holds, as many copies as drawn and held."""
+    held = Counter(hand.hands[seat])
+    face = hand.rng.choice(sorted(held))
+    return [face] * min(hand.rng.choice(LEAD_WIDTHS), held[face])
+
+
+def _candidates(hand: _Hand, held: list[int], led: Sequence[int]) -> Iterator[list[int]]:
+    """Plays of the lead's size to try, in the player's preference: tuples of one face in the led
+    category, then any picks there; short of it, all of it plus a ruff or the weakest discards."""
+    k, category = len(led), hand.ctx.category[led[0]]
+    inside = [f for f in held if hand.ctx.category[f] == category]
+    if len(inside) >= k:
+        picks = sorted({tuple(sorted(c)) for c in itertools.combinations(inside, k)})
+        hand.rng.shuffle(picks)
+        picks.sort(key=lambda pick: len(set(pick)))  # tuples first
+        yield from (list(pick) for pick in picks)
+        return
+    rest = [f for f in held if hand.ctx.category[f] != category]
+    trumps = [f for f in rest if hand.ctx.category[f] == TRUMP]
+    need = k - len(inside)
+    if not inside and category != TRUMP and len(trumps) >= k and hand.rng.random() < RUFF_RATE:
+        yield sorted(trumps, key=lambda f: -Counter(trumps)[f])[:k]  # a ruff, widest tuples first
+    yield inside + sorted(rest, key=lambda f: (POINTS[f], hand.ctx.strength[f], f))[:need]
+
+
+def follow(hand: _Hand, seat: int, led: Sequence[int]) -> list[int]:
+    """The first candidate that ``table_follow`` finds legal (R5, R14.6)."""
+    held = hand.hands[seat]
+    for play in _candidates(hand, held, led):
+        if isinstance(table_follow(hand.ctx, RULES, hand=held, lead=led, play=play), Legal):
+            return play
+    raise AssertionError("no legal follow among the candidates")
+
+
+def _illegal_attempt(hand: _Hand, seat: int, led: Sequence[int]) -> list[int] | None:
+    """Cards of another category while the led one is held: what a careless player tries first."""
+    held = hand.hands[seat]
+    category = hand.ctx.category[led[0]]
+    outside = [f for f in held if hand.ctx.category[f] != category]
+    if len(outside) < len(led) or len(outside) == len(held):
+        return None
+    return outside[: len(led)]
+
+
+def validate(hand: _Hand, seat: int, plays: Sequence[tuple[int, list[int]]], cards: Sequence[int]) -> Call:
+    """ValidatePlay with ``validate_table_play``'s verdict; a lead carries every other hand (R14.5)."""
+    others = [] if plays else [(s, hand.hands[s]) for s in range(SEATS) if s != seat]
+    request = pb.ValidatePlayRequest(
+        **hand.wire(),
+        seat=seat,
+        hand=cards_out(hand.hands[seat]),
+        cards=cards_out(cards),
+        other_hands=_seated(others),
+    )
+    if plays:
+        request.trick.CopyFrom(pb.Trick(leader=plays[0][0], plays=_seated(plays)))
+    verdict = validate_table_play(
+        hand.ctx,
+        RULES,
+        seat=seat,
+        hand=hand.hands[seat],
+        trick_leader=plays[0][0] if plays else None,
+        trick_plays=[(s, tuple(c)) for s, c in plays],
+        cards=cards,
+        others=[(s, tuple(c)) for s, c in others],
+    ).verdict
+    return Call("ValidatePlay", _bytes(request), play_expect(verdict))
+
+
+def trick(hand: _Hand, leader: int) -> int:
+    """One trick: the lead, the follows (some tried illegally first), ResolveTrick; the winner."""
+    plays: list[tuple[int, list[int]]] = []
+    for i in range(SEATS):
+        seat = (leader + i) % SEATS
+        if plays and hand.rng.random() < ILLEGAL_FOLLOW_RATE:
+            attempt = _illegal_attempt(hand, seat, plays[0][1])
+            if attempt is not None:
+                call = validate(hand, seat, plays, attempt)
+                assert call.expect["legal"] is False
+                hand.calls.append(call)
+        cards = follow(hand, seat, plays[0][1]) if plays else lead(hand, seat)
+        call = validate(hand, seat, plays, cards)
+        assert call.expect["legal"] is True, call.expect
+        hand.calls.append(call)
+        plays.append((seat, cards))
+    for seat, cards in plays:
+        hand.hands[seat] = sorted((Counter(hand.hands[seat]) - Counter(cards)).elements())
+    return resolve(hand, leader, plays)
+
+
+def resolve(hand: _Hand, leader: int, plays: Sequence[tuple[int, list[int]]]) -> int:
+    """ResolveTrick with the calls and the tricks before it (R15.15); the answer is
+    ``resolve_table_trick``'s: the winner, the points, the dig on the last trick, the sides after it."""
+    last = not hand.hands[leader]
+    bottom = hand.bottom if last else []
+    seated = tuple((s, tuple(c)) for s, c in plays)
+    judged = resolve_table_trick(
+        hand.ctx,
+        RULES,
+        leader=leader,
+        plays=seated,
+        dealer=hand.dealer,
+        last=last,
+        bottom=bottom,
+        hands=(),
+        calls=hand.friend_calls,
+        before=hand.record,
+    )
+    assert judged.result is not None and judged.sides is not None, judged.problem
+    request = pb.ResolveTrickRequest(
+        **hand.wire(),
+        leader=leader,
+        plays=_seated(plays),
+        last_trick=last,
+        bottom=cards_out(bottom),
+        dealer=hand.dealer,
+        friend_calls=_calls_out(hand.friend_calls),
+        tricks_before=[
+            pb.RecordedTrick(plays=_seated(recorded), winner=winner) for recorded, winner in hand.record
+        ],
+    )
+    expect = trick_expect(judged.result) | {"dealer_side": sorted(judged.sides.dealer_side)}
+    expect |= _states(judged.sides.calls, "calls")
+    hand.calls.append(Call("ResolveTrick", _bytes(request), expect))
+    hand.record.append((seated, judged.result.winner))
+    if last and judged.result.dig is not None:
+        hand.dig = judged.result.dig.added
+    return judged.result.winner
+
+
+def settle(hand: _Hand, dig_points: int) -> None:
+    """SettleHand from the whole record and every seat's level (R15.8-R15.13), ``settle_table_hand``'s
+    answer: the sides, the score, the levels."""
+    settled, states = settle_table_hand(
+        RULES,
+        hand.ctx,
+        dealer=hand.dealer,
+        levels=hand.levels,
+        calls=hand.friend_calls,
+        tricks=hand.record,
+        dig_points=dig_points,
+        failed_throws=(),
+    )
+    request = pb.SettleHandRequest(
+        ruleset=WIRE_RULESET,
+        dealer=hand.dealer,
+        contract=hand.contract,
+        seat_levels=[t.Rank.ValueType(level) for level in hand.levels],
+        friend_calls=_calls_out(hand.friend_calls),
+        tricks=[pb.RecordedTrick(plays=_seated(plays), winner=winner) for plays, winner in hand.record],
+        dig_points=dig_points,
+    )
+    expect: dict[str, Any] = {
+        "winner": int(t.Side.Value("SIDE_" + settled.winner_side.name)),
+        "levels_gained": settled.g,
+        "table_score": settled.score,
+        "next_dealer": settled.next_dealer,
+        "next_level": settled.next_level or 0,
+        "game_over": settled.game_over,
+        "dealer_side": sorted(settled.dealer_side),
+        "small_team": settled.small_team,
+        "small_team_bonus": settled.bonus,
+    }
+    for seat, result in enumerate(settled.seats):
+        expect[f"seats.{seat}.level_after"] = result.level_after or 0
+        expect[f"seats.{seat}.gained"] = result.gained
+    expect |= _states(states, "calls")
+    hand.calls.append(Call("SettleHand", _bytes(request), expect))
+
+
+def hand_script(seed: int) -> Script:
+    """One seeded hand of the table, every call with the rules' answer."""
+    hand = deal(seed)
+    bury(hand)
+    call_friends(hand)
+    leader = hand.dealer  # R15.15: the dealer leads the first trick
+    while hand.hands[leader]:
+        leader = trick(hand, leader)
+    settle(hand, hand.dig)
+    return Script(f"{KIND}/seed-{seed}", tuple(hand.calls))
+
+
+def table_scripts(hands: int) -> list[Script]:
+    """``hands`` hands of the three-deck, six-seat finding-friends table."""
+    return [hand_script(SEED_BASE + i) for i in range(hands)]
