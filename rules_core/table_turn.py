@@ -35,7 +35,7 @@ from rules_core.rules import MAX_DECKS, MAX_SEATS, MIN_DECKS, MIN_SEATS, Partner
 from rules_core.seating import SeatCards
 from rules_core.settlement import FailedThrow
 from rules_core.shapes import Decomposition, decompose
-from rules_core.table import table_follow, table_lead, table_sizes, table_trick
+from rules_core.table import Counter, table_follow, table_lead, table_sizes, table_trick
 from rules_core.trick import TrickResult
 from rules_core.trump import TrumpContext
 from rules_core.tuples import decompose_wide
@@ -141,7 +141,10 @@ def validate_table_play(
         raise InvalidArgumentError(
             "trick.plays", Problem.BAD_SIZE, f"the trick is complete: it has {len(trick_plays)} plays"
         )
+    deck = Counter(rules.decks)  # R14.1: the hand and the trick so far share D copies of a face
+    deck.add(hand, "hand")
     for i, (played, faces) in enumerate(trick_plays):
+        deck.add(faces, f"trick.plays[{i}].cards")
         if played != (leader + i) % n:
             raise InvalidArgumentError(
                 f"trick.plays[{i}].seat", Problem.OUT_OF_ORDER, f"seat {(leader + i) % n} plays here"

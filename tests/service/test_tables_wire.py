@@ -700,9 +700,7 @@ _st_requests: st.SearchStrategy[tuple[str, dict[str, Any]]] = st.one_of(
 
 @settings(max_examples=150, deadline=None)
 @given(_st_requests)
-def test_random_table_requests_are_answered_or_refused(
-    stub: Stub, drawn: tuple[str, dict[str, Any]]
-) -> None:
+def test_random_table_requests_are_answered_or_refused(stub: Stub, drawn: tuple[str, dict[str, Any]]) -> None:
     """R14, R15 over the wire: whatever a client sends is answered or INVALID_ARGUMENT, never INTERNAL."""
     method, body = drawn
     cls = getattr(pb, f"{method}Request")
@@ -783,3 +781,12 @@ def test_batches_mix_tables(stub: Stub) -> None:
     assert results[0].response == call(stub.ValidatePlay, items[0])
     assert results[1].response == call(stub.ValidatePlay, items[1])
     assert "items[2].ruleset.seats" in results[2].error.message
+
+
+def test_the_trick_so_far_shares_the_decks_with_the_hand(stub: Stub) -> None:
+    """R14.1: four decks hold four SA: two in hand and three already played are refused, naming the play."""
+    trick = {"leader": 0, "plays": [{"seat": 0, "cards": names(["SA", "SA", "SA"])}]}
+    request = _play(_table(4, 6), seat=1, hand=names(["SA", "SA", "SK"]), cards=names(["SA", "SA", "SK"]))
+    request.trick.CopyFrom(message(pb.Trick, trick))
+    code, violations = rejected(stub.ValidatePlay, request)
+    assert (code, [name for name, _ in violations]) == (INVALID, ["trick.plays[0].cards[2]"])
