@@ -7,10 +7,11 @@ level. The cards are dealt by R14's sizes (``rules_core.table.table_sizes``: han
 the dealer calls ``call_count`` friends that ``rules_core.friends.check_calls`` accepts, and every
 expected answer is ``rules_core``'s (``table_turn``, ``table``, ``friends``), never the service's.
 
-The players are simple and need no legal-play listing for this table: a lead is one tuple (a single,
-pair or triple of one face, R4.2: never a throw), and a follow is the first play of a small candidate
-set (tuples of the led size in the led category, then mixed picks; a void seat ruffs with trumps or
-discards) that ``rules_core.table.table_follow`` finds legal. The same seed always gives the same bytes.
+The players draw their plays from ``rules_core.table_plays.table_legal_plays`` (the listing for other
+tables): a lead is one component (a single, a tuple or a tractor, R4.2: never a throw, whose failure
+would need the forced play and the penalty scripted), a follow any listed one, and a seat void in a
+plain lead ruffs with its widest trump tuples when ``rules_core.table.table_follow`` takes them. The
+same seed always gives the same bytes.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from __future__ import annotations
 import itertools
 import random
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
@@ -28,7 +29,14 @@ from rules_core.cards import NUM_FACES, POINTS, Suit
 from rules_core.friends import CallState, FriendCall, call_count, check_calls
 from rules_core.rules import PRESETS, Partners
 from rules_core.table import table_bury, table_follow, table_sizes
-from rules_core.table_turn import RecordedTrick, resolve_table_trick, settle_table_hand, validate_table_play
+from rules_core.table_plays import table_legal_plays
+from rules_core.table_turn import (
+    RecordedTrick,
+    resolve_table_trick,
+    settle_table_hand,
+    shape_of,
+    validate_table_play,
+)
 from rules_core.trump import TRUMP, TrumpContext, trump_context
 from rules_core.verdicts import Legal
 from services.convert import cards_out
@@ -43,8 +51,10 @@ ILLEGAL_FOLLOW_RATE: Final = 0.04
 """Share of follows a player first tries with cards of another category while holding the led one."""
 RUFF_RATE: Final = 0.6
 """Share of void follows that ruff with trumps when the seat holds enough of them."""
-LEAD_WIDTHS: Final = (1, 1, 1, 2, 2, 3)
-"""How wide a lead's tuple is drawn (as far as the leader holds copies)."""
+LEAD_CHOICES: Final = 200
+"""Leads listed per position (a 26-card hand has fewer one-component leads)."""
+FOLLOW_CHOICES: Final = 24
+"""Follows listed per position, one drawn."""
 CONTRACTS: Final = {
     Suit.S: t.CONTRACT_SPADES,
     Suit.H: t.CONTRACT_HEARTS,
@@ -154,38 +164,32 @@ def call_friends(hand: _Hand) -> None:
 
 
 def lead(hand: _Hand, seat: int) -> list[int]:
-    """A one-tuple lead (R4.2): a face the leader holds, as many copies as drawn and held."""
-    held = Counter(hand.hands[seat])
-    face = hand.rng.choice(sorted(held))
-    return [face] * min(hand.rng.choice(LEAD_WIDTHS), held[face])
+    """A one-component lead (R4.2, R14.4: a single, a tuple or a tractor) drawn from
+    ``table_legal_plays``' leads, its size first; the listing's whole-category throws are left out."""
+    listing = table_legal_plays(hand.ctx, RULES, hand=hand.hands[seat], limit=LEAD_CHOICES)
+    leads = [list(play) for play in listing.plays if _components(hand, play) == 1]
+    size = hand.rng.choice(sorted({len(play) for play in leads}))  # wide leads as often as singles
+    return hand.rng.choice([play for play in leads if len(play) == size])
 
 
-def _candidates(hand: _Hand, held: list[int], led: Sequence[int]) -> Iterator[list[int]]:
-    """Plays of the lead's size to try, in the player's preference: tuples of one face in the led
-    category, then any picks there; short of it, all of it plus a ruff or the weakest discards."""
-    k, category = len(led), hand.ctx.category[led[0]]
-    inside = [f for f in held if hand.ctx.category[f] == category]
-    if len(inside) >= k:
-        picks = sorted({tuple(sorted(c)) for c in itertools.combinations(inside, k)})
-        hand.rng.shuffle(picks)
-        picks.sort(key=lambda pick: len(set(pick)))  # tuples first
-        yield from (list(pick) for pick in picks)
-        return
-    rest = [f for f in held if hand.ctx.category[f] != category]
-    trumps = [f for f in rest if hand.ctx.category[f] == TRUMP]
-    need = k - len(inside)
-    if not inside and category != TRUMP and len(trumps) >= k and hand.rng.random() < RUFF_RATE:
-        yield sorted(trumps, key=lambda f: -Counter(trumps)[f])[:k]  # a ruff, widest tuples first
-    yield inside + sorted(rest, key=lambda f: (POINTS[f], hand.ctx.strength[f], f))[:need]
+def _components(hand: _Hand, play: Sequence[int]) -> int:
+    shape = shape_of(hand.ctx, RULES, play)
+    return 0 if shape is None else len(shape.components)
 
 
 def follow(hand: _Hand, seat: int, led: Sequence[int]) -> list[int]:
-    """The first candidate that ``table_follow`` finds legal (R5, R14.6)."""
+    """A follow drawn from ``table_legal_plays`` (R5, R14.6); a seat void in the led plain suit ruffs with
+    its widest trump tuples when ``table_follow`` takes them (R6) at :data:`RUFF_RATE`."""
     held = hand.hands[seat]
-    for play in _candidates(hand, held, led):
-        if isinstance(table_follow(hand.ctx, RULES, hand=held, lead=led, play=play), Legal):
-            return play
-    raise AssertionError("no legal follow among the candidates")
+    category = hand.ctx.category[led[0]]
+    trumps = [f for f in held if hand.ctx.category[f] == TRUMP]
+    void = all(hand.ctx.category[f] != category for f in held)
+    if void and category != TRUMP and len(trumps) >= len(led) and hand.rng.random() < RUFF_RATE:
+        ruff = sorted(trumps, key=lambda f: (-trumps.count(f), f))[: len(led)]
+        if isinstance(table_follow(hand.ctx, RULES, hand=held, lead=led, play=ruff), Legal):
+            return ruff
+    listing = table_legal_plays(hand.ctx, RULES, hand=held, lead=led, limit=FOLLOW_CHOICES)
+    return list(hand.rng.choice(listing.plays))
 
 
 def _illegal_attempt(hand: _Hand, seat: int, led: Sequence[int]) -> list[int] | None:

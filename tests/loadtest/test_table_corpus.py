@@ -65,7 +65,8 @@ def test_a_hand_is_a_whole_friends_hand() -> None:
 
 
 def test_the_corpus_has_ruffs_wide_leads_and_illegal_attempts() -> None:
-    """The traffic is a game's: tricks won by a ruff, leads of pairs and triples, a few illegal follows."""
+    """The traffic is a game's: tricks won by a ruff, leads of singles, pairs and tractors (R14.4), a few
+    illegal follows."""
     calls = [call for script in table_corpus.table_scripts(6) for call in script.calls]
     won_by = Counter(call.expect["won_by"] for call in calls if call.method == "ResolveTrick")
     assert won_by[pb.JUDGEMENT_RUFF] + won_by[pb.JUDGEMENT_OVER_RUFF] > 0
@@ -75,7 +76,7 @@ def test_the_corpus_has_ruffs_wide_leads_and_illegal_attempts() -> None:
         if call.method == "ValidatePlay" and call.expect["legal"]
     ]
     widths = Counter(len(lead.cards) for lead in leads if not lead.HasField("trick"))
-    assert widths[2] > 0 and widths[3] > 0
+    assert widths[1] > 0 and widths[2] > 0 and max(widths) >= 4  # singles, pairs and tractors
     assert any(call.expect.get("legal") is False for call in calls)
 
 
