@@ -74,6 +74,7 @@ class Deal:
             need = self.size - len(hand)
             hand += fill[:need]
             fill = fill[need:]
+        self.bottom = fill  # the cards no hand holds: the bottom (R14.2) when every card is dealt
         used = Counter(face for hand in self.hands.values() for face in hand)
         assert all(used[face] <= decks for face in used), "a case holds more copies than the decks"
         assert all(len(hand) == self.size for hand in self.hands.values()), "a hand is not the table's size"
@@ -243,9 +244,55 @@ def three_decks() -> list[WideCase]:
     ]
 
 
+def friends_record() -> list[WideCase]:
+    """Four decks, eight seats, finding friends (R15): the longest hand record a table has (26 tricks of
+    eight single cards, R15.15), replayed for the last trick's sides and for the settlement. The record's
+    winners are an input (R15.15), so they are drawn here: each trick's winner leads the next."""
+    deal = Deal(4, 8, {})
+    ruleset = t.Ruleset(preset="default", decks=4, seats=8, partners=t.PARTNERS_FRIENDS)
+    calls = [
+        t.FriendCall(card=_wire(_cards(card))[0], copy=copy)
+        for card, copy in (("SA", 4), ("HA", 3), ("CA", 2))
+    ]
+    record: list[pb.RecordedTrick] = []
+    leader = 0  # the dealer leads the first trick
+    for i in range(deal.size):
+        plays = [
+            t.SeatCards(seat=(leader + k) % 8, cards=_wire([deal.hands[(leader + k) % 8][i]]))
+            for k in range(8)
+        ]
+        record.append(pb.RecordedTrick(plays=plays, winner=(leader + 3 * i + 1) % 8))
+        leader = record[-1].winner
+    last = record.pop()
+    trick = pb.ResolveTrickRequest(
+        ruleset=ruleset,
+        level=t.RANK_2,
+        contract=t.CONTRACT_DIAMONDS,
+        leader=last.plays[0].seat,
+        plays=last.plays,
+        last_trick=True,
+        bottom=_wire(deal.bottom),
+        dealer=0,
+        friend_calls=calls,
+        tricks_before=record,
+    )
+    settle = pb.SettleHandRequest(
+        ruleset=ruleset,
+        dealer=0,
+        contract=t.CONTRACT_DIAMONDS,
+        seat_levels=[t.RANK_2] * 8,
+        friend_calls=calls,
+        tricks=[*record, last],
+    )
+    return [
+        WideCase("4-deck 8-seat friends: the 26th trick after 25 recorded", "ResolveTrick", trick),
+        WideCase("4-deck 8-seat friends: settling a 26-trick record", "SettleHand", settle),
+    ]
+
+
 def cases() -> list[WideCase]:
     """Every worst request on other tables."""
-    return four_decks() + three_decks()
+    return four_decks() + three_decks() + friends_record()
 
 
 def reached(request: Message, response: Any) -> bool:
@@ -257,5 +304,10 @@ def reached(request: Message, response: Any) -> bool:
         return bool(response.legal or response.violation != t.VIOLATION_UNSPECIFIED)
     if isinstance(request, pb.ResolveTrickRequest):
         seated = len(response.plays) == request.ruleset.seats
-        return seated and (response.legal or not request.hands)
+        sides = len(response.calls) == len(request.friend_calls)  # R15.8: every call's state
+        return seated and sides and (response.legal or not request.hands)
+    if isinstance(request, pb.SettleHandRequest):
+        return len(response.seats) == request.ruleset.seats and len(response.calls) == len(
+            request.friend_calls
+        )
     return False
