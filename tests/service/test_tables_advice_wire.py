@@ -12,6 +12,10 @@ from typing import Any
 
 import grpc
 import pytest
+from google.protobuf import json_format
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_tables_wire import _cards, _seat, _seated, _st_common, _table_ruleset
 from test_worked_cases_wire import _CONTRACTS, rank, ruleset
 from wire import call, message, names, notation, rejected
 from worked_cases import Case, cases, seat, table_of
@@ -189,3 +193,59 @@ def test_bad_input(stub: Stub, method: str, cls: Any, body: dict[str, Any], fiel
     code, violations = rejected(getattr(stub, method), request)
     assert code == INVALID
     assert [name for name, _ in violations] == [field]
+
+
+_declarations = st.lists(
+    st.fixed_dictionaries({"seat": _seat, "cards": _cards}, optional={"hand": _cards}), max_size=4
+)
+_st_advice: st.SearchStrategy[tuple[str, dict[str, Any]]] = st.one_of(
+    st.tuples(
+        st.sampled_from(["ListLegalPlays", "SuggestPlay"]),
+        st.fixed_dictionaries(
+            {**_st_common, "seat": _seat, "hand": _cards},
+            optional={"trick": st.fixed_dictionaries({"leader": _seat, "plays": _seated})},
+        ),
+    ),
+    st.tuples(
+        st.just("SuggestBury"),
+        st.fixed_dictionaries({**_st_common, "hand": _cards}, optional={"bottom": _cards}),
+    ),
+    st.tuples(
+        st.just("ValidateDeclaration"),
+        st.fixed_dictionaries(
+            {"ruleset": _table_ruleset, "level": st.integers(0, 15), "declarations": _declarations},
+            optional={"first_hand": st.booleans(), "first_seated": _seat, "dealer": _seat},
+        ),
+    ),
+    st.tuples(
+        st.just("SuggestDeclaration"),
+        st.fixed_dictionaries(
+            {
+                "ruleset": _table_ruleset,
+                "level": st.integers(0, 15),
+                "seat": _seat,
+                "received": _cards,
+                "declarations": _declarations,
+            }
+        ),
+    ),
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(_st_advice)
+def test_random_advice_requests_are_answered_or_refused(
+    stub: Stub, drawn: tuple[str, dict[str, Any]]
+) -> None:
+    """Whatever a client sends to the advice RPCs on any table is answered or INVALID_ARGUMENT, never
+    INTERNAL; an answered play suggestion is a legal play (ValidatePlay)."""
+    method, body = drawn
+    request = json_format.ParseDict(body, getattr(pb, f"{method}Request")())
+    try:
+        answer = getattr(stub, method)(request, timeout=10.0)
+    except grpc.RpcError as error:
+        assert error.code() == INVALID, (error.code(), error.details())
+        return
+    if method == "SuggestPlay" and "trick" in body and body["trick"]["plays"]:
+        check = json_format.ParseDict({**body, "cards": list(answer.cards)}, pb.ValidatePlayRequest())
+        assert call(stub.ValidatePlay, check).legal
