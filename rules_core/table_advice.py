@@ -24,17 +24,25 @@ from rules_core.cards import BIG_JOKER, NUM_FACES, POINTS, SMALL_JOKER, format_c
 from rules_core.errors import InvalidArgumentError, Problem
 from rules_core.rules import Partners, Rules
 from rules_core.seating import SeatCards
+from rules_core.shapes import Decomposition, decompose
+from rules_core.strategy.bury import BuryAdvice, BuryPolicy
+from rules_core.strategy.declaration import DeclarationAdvice, DeclarationPolicy
 from rules_core.table import Counter, judge_wide, table_bury, table_sizes
 from rules_core.table_bidding import declare_table, strength_of
 from rules_core.table_plays import table_legal_plays
 from rules_core.table_turn import validate_table_play
 from rules_core.trump import TRUMP, TrumpContext
 from rules_core.tuples import decompose_wide
+from rules_core.turn import DEFAULT_LIMIT, Listing, Policy, Suggestion
 from rules_core.verdicts import Legal
 
 __all__ = [
     "CONSIDERED",
     "PlayAdvice",
+    "bury_on_table",
+    "declaration_on_table",
+    "list_table_plays",
+    "suggest_on_table",
     "suggest_table_bury",
     "suggest_table_declaration",
     "suggest_table_play",
@@ -206,3 +214,102 @@ def _worth(counts: Sequence[int], level: int, face: int, received: int) -> bool:
         suit = face // 13
         trumps += sum(counts[f] for f in range(suit * 13, suit * 13 + 13) if rank_of(f) != level)
     return 3 * trumps >= received
+
+
+# ------------------------------------------------------------------------------------------------
+# Request-level entry points (ListLegalPlays, SuggestPlay, SuggestBury, SuggestDeclaration)
+
+
+def _check_turn(rules: Rules, seat: int, trick_leader: int | None, trick_plays: Sequence[SeatCards]) -> None:
+    """R14.1: the seat whose turn it is after ``trick_plays`` from ``trick_leader`` (N seats)."""
+    n = rules.seats
+    for path, value in (("seat", seat), ("trick.leader", trick_leader or 0)):
+        if isinstance(value, bool) or not 0 <= value < n:
+            raise InvalidArgumentError(path, Problem.OUT_OF_RANGE, f"seat {value} is out of range 0..{n - 1}")
+    leader = trick_leader or 0
+    if len(trick_plays) >= n:
+        raise InvalidArgumentError("trick.plays", Problem.BAD_SIZE, "the trick is complete")
+    if not trick_plays and trick_leader is not None and leader != seat:
+        raise InvalidArgumentError("trick.leader", Problem.OUT_OF_ORDER, f"seat {seat} leads, not {leader}")
+    for i, (played, faces) in enumerate(trick_plays):
+        if played != (leader + i) % n:
+            raise InvalidArgumentError(
+                f"trick.plays[{i}].seat", Problem.OUT_OF_ORDER, f"seat {(leader + i) % n} plays here"
+            )
+        if not faces or len(faces) != len(trick_plays[0][1]):
+            raise InvalidArgumentError(
+                f"trick.plays[{i}].cards", Problem.BAD_SIZE, "every play has the lead's size"
+            )
+    if trick_plays and seat != (leader + len(trick_plays)) % n:
+        raise InvalidArgumentError(
+            "seat", Problem.OUT_OF_ORDER, f"seat {(leader + len(trick_plays)) % n} plays next"
+        )
+
+
+def list_table_plays(
+    ctx: TrumpContext,
+    rules: Rules,
+    *,
+    seat: int,
+    hand: Sequence[int],
+    trick_leader: int | None,
+    trick_plays: Sequence[SeatCards],
+    limit: int = 0,
+) -> Listing:
+    """ListLegalPlays on another table (R14.4–R14.6): up to ``limit`` (0: the default) legal plays."""
+    _check_turn(rules, seat, trick_leader, trick_plays)
+    lead = trick_plays[0][1] if trick_plays else ()
+    listing = table_legal_plays(ctx, rules, hand=hand, lead=lead, limit=limit or DEFAULT_LIMIT)
+    return Listing(tuple((play, _shape(ctx, rules, play)) for play in listing.plays), listing.truncated)
+
+
+def _shape(ctx: TrumpContext, rules: Rules, play: Sequence[int]) -> Decomposition:
+    return decompose(ctx, play) if rules.decks == 2 else decompose_wide(ctx, play)
+
+
+def suggest_on_table(
+    ctx: TrumpContext,
+    rules: Rules,
+    *,
+    seat: int,
+    hand: Sequence[int],
+    trick_leader: int | None,
+    trick_plays: Sequence[SeatCards],
+) -> Suggestion:
+    """SuggestPlay on another table: :func:`suggest_table_play`, reported as the simple policy."""
+    _check_turn(rules, seat, trick_leader, trick_plays)
+    advice = suggest_table_play(
+        ctx, rules, seat=seat, hand=hand, trick_leader=trick_leader, trick_plays=trick_plays
+    )
+    shape = _shape(ctx, rules, advice.cards)
+    return Suggestion(advice.cards, shape, f"table: {advice.reason}", Policy.RIGHTMOST_SMALLEST)
+
+
+def bury_on_table(ctx: TrumpContext, rules: Rules, *, hand: Sequence[int], policy: BuryPolicy) -> BuryAdvice:
+    """SuggestBury on another table (R14.2): ``hand`` is the dealer's hand plus the bottom."""
+    if policy is BuryPolicy.AUTO_BURY:  # R13.6's auto-bury is a forced-quit rule: R14.10 keeps it two-deck
+        raise InvalidArgumentError(
+            "policy",
+            Problem.INCONSISTENT,
+            "AUTO_BURY (R13.6) is ruled for the rulebooks' table only (R14.10)",
+        )
+    buried = suggest_table_bury(ctx, rules, hand=hand)
+    why = "table: short plain suits' pointless singles first; trumps and tuples kept"
+    return BuryAdvice(buried, sum(POINTS[f] for f in buried), why, policy)
+
+
+def declaration_on_table(
+    rules: Rules,
+    *,
+    level: int,
+    seat: int,
+    received: Sequence[int],
+    acts: Sequence[Shown],
+    policy: DeclarationPolicy,
+) -> DeclarationAdvice:
+    """SuggestDeclaration on another table (R14.11)."""
+    if policy is DeclarationPolicy.NONE:
+        suggest_table_declaration(rules, level=level, seat=seat, received=received, acts=acts)  # checks
+        return DeclarationAdvice((), None, "none: this policy never declares", policy)
+    cards, act, why = suggest_table_declaration(rules, level=level, seat=seat, received=received, acts=acts)
+    return DeclarationAdvice(cards, act, f"table: {why}", policy)

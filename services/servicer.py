@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Final, TypeVar
 
 from rules_core.audit import audit
-from rules_core.bidding import declare
+from rules_core.bidding import Bidding, declare
 from rules_core.errors import InvalidArgumentError
 from rules_core.forced_quit import forced_quit
 from rules_core.kitty import validate_bury
@@ -22,6 +22,8 @@ from rules_core.rules import Rules
 from rules_core.strategy.bury import suggest_bury
 from rules_core.strategy.declaration import suggest_declaration
 from rules_core.table import is_default, table_bury
+from rules_core.table_advice import bury_on_table, declaration_on_table, list_table_plays, suggest_on_table
+from rules_core.table_bidding import declare_table
 from rules_core.table_turn import (
     MAX_TABLE_BOTTOM,
     MAX_TABLE_CARDS,
@@ -210,8 +212,24 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
     ) -> pb.ListLegalPlaysResponse:
         """Legal follows by the R5.3 procedure, or one-component leads plus whole-holding throws."""
         rules, _ = self._rules(request.ruleset, "ListLegalPlays")
-        self._rulebook(rules, "ListLegalPlays", partners=request.rank)
+        if request.rank or on_rulebook_table(rules):  # a ranked listing is the strong policy's: R14.10
+            self._rulebook(rules, "ListLegalPlays", partners=request.rank)
         ctx = convert.trump(request.level, request.contract)
+        if not on_rulebook_table(rules):  # R14.4-R14.6: rules_core.table_advice
+            hand = convert.cards(request.hand, "hand", MAX_TABLE_HAND)
+            plays = convert.seated(request.trick.plays, "trick.plays", table=True)
+            check_deadline(context)
+            return convert.listing_response(
+                list_table_plays(
+                    ctx,
+                    rules,
+                    seat=request.seat,
+                    hand=hand,
+                    trick_leader=convert.trick_leader(request),
+                    trick_plays=plays,
+                    limit=request.max_plays,
+                )
+            )
         hand, plays = convert.cards(request.hand, "hand"), convert.seated(request.trick.plays, "trick.plays")
         so_far = convert.hand_so_far(request.hand_so_far)
         check_deadline(context)
@@ -234,8 +252,22 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
     def SuggestPlay(self, request: pb.SuggestPlayRequest, context: Context) -> pb.SuggestPlayResponse:
         """Auto-play (托管): the strong policy by default, or R13.6 (rightmost smallest, weakest follow)."""
         rules, _ = self._rules(request.ruleset, "SuggestPlay")
-        self._rulebook(rules, "SuggestPlay", partners=True)
         ctx = convert.trump(request.level, request.contract)
+        if not on_rulebook_table(
+            rules
+        ):  # R14, R15: a simple, legal, bounded policy (rules_core.table_advice)
+            hand = convert.cards(request.hand, "hand", MAX_TABLE_HAND)
+            plays = convert.seated(request.trick.plays, "trick.plays", table=True)
+            check_deadline(context)
+            advice = suggest_on_table(
+                ctx,
+                rules,
+                seat=request.seat,
+                hand=hand,
+                trick_leader=convert.trick_leader(request),
+                trick_plays=plays,
+            )
+            return convert.suggestion_response(advice)
         hand, plays = convert.cards(request.hand, "hand"), convert.seated(request.trick.plays, "trick.plays")
         so_far = convert.hand_so_far(request.hand_so_far)
         check_deadline(context)
@@ -344,11 +376,47 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
     ) -> pb.ValidateDeclarationResponse:
         """R10: replay the acts in time order; each is accepted with its label or rejected with a reason."""
         rules, preset = self._rules(request.ruleset, "ValidateDeclaration")
-        self._rulebook(rules, "ValidateDeclaration")
         level = convert.level(request.level, "level")
+        if not on_rulebook_table(rules):  # R14.11
+            result = self._table_declarations(request, rules, level, context)
+        else:
+            result = self._declarations(request, rules, level, context)
+        for act in result.acts:
+            self._metrics.count(
+                self._metrics.verdicts, "ValidateDeclaration", preset, "accepted" if act else "rejected"
+            )
+        return convert.bidding_response(result)
+
+    @staticmethod
+    def _table_declarations(
+        request: pb.ValidateDeclarationRequest, rules: Rules, level: int, context: Context
+    ) -> Bidding:
+        """R14.11: declarations of up to D copies on another table; the bottom names no trump there."""
+        if request.bottom:
+            raise invalid(
+                "bottom",
+                Reason.INCONSISTENT,
+                "NO-BID from the bottom is not offered on other tables (R14.11)",
+            )
         acts = convert.declarations(request.declarations, "declarations")
         check_deadline(context)
-        result = declare(
+        return declare_table(
+            rules=rules,
+            level=level,
+            acts=acts,
+            first_hand=request.first_hand,
+            first_seated=request.first_seated,
+            dealer=request.dealer if request.HasField("dealer") else None,
+        )
+
+    @staticmethod
+    def _declarations(
+        request: pb.ValidateDeclarationRequest, rules: Rules, level: int, context: Context
+    ) -> Bidding:
+        """R10 on the rulebooks' table."""
+        acts = convert.declarations(request.declarations, "declarations")
+        check_deadline(context)
+        return declare(
             rules=rules,
             level=level,
             acts=acts,
@@ -357,11 +425,6 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
             dealer=request.dealer if request.HasField("dealer") else None,
             bottom=convert.cards(request.bottom, "bottom") if request.bottom else None,  # R16.6
         )
-        for act in result.acts:
-            self._metrics.count(
-                self._metrics.verdicts, "ValidateDeclaration", preset, "accepted" if act else "rejected"
-            )
-        return convert.bidding_response(result)
 
     @_answers
     def ValidateBury(self, request: pb.ValidateBuryRequest, context: Context) -> pb.ValidateBuryResponse:
@@ -388,8 +451,20 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
     ) -> pb.SuggestDeclarationResponse:
         """托管 during the deal: the act to show now or none, legal under R10 (rules_core.bidding judges)."""
         rules, _ = self._rules(request.ruleset, "SuggestDeclaration")
-        self._rulebook(rules, "SuggestDeclaration")
         level = convert.level(request.level, "level")
+        if not on_rulebook_table(rules):  # R14.11
+            received = convert.cards(request.received, "received", MAX_TABLE_HAND)
+            table_acts = convert.declarations(request.declarations, "declarations")
+            check_deadline(context)
+            table_advice = declaration_on_table(
+                rules,
+                level=level,
+                seat=request.seat,
+                received=received,
+                acts=table_acts,
+                policy=convert.declaration_policy(request.policy),
+            )
+            return convert.declaration_advice_response(table_advice)
         received = convert.cards(request.received, "received")
         acts = convert.declarations(request.declarations, "declarations")
         policy = convert.declaration_policy(request.policy)
@@ -403,8 +478,16 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
     def SuggestBury(self, request: pb.SuggestBuryRequest, context: Context) -> pb.SuggestBuryResponse:
         """托管 for a dealer: 8 of his 33 cards (R11), by the strong policy or R13.6's auto-bury."""
         rules, _ = self._rules(request.ruleset, "SuggestBury")
-        self._rulebook(rules, "SuggestBury")
         ctx = convert.trump(request.level, request.contract)
+        if not on_rulebook_table(rules):  # R14.2: the dealer's hand plus the bottom in `hand`
+            if request.bottom:
+                raise invalid(
+                    "bottom", Reason.INCONSISTENT, "on other tables `hand` holds the bottom too (R14.2)"
+                )
+            held = convert.cards(request.hand, "hand", MAX_TABLE_HAND + MAX_TABLE_BOTTOM)
+            check_deadline(context)
+            buried = bury_on_table(ctx, rules, hand=held, policy=convert.bury_policy(request.policy))
+            return convert.bury_advice_response(buried)
         hand, bottom = convert.cards(request.hand, "hand"), convert.cards(request.bottom, "bottom")
         policy = convert.bury_policy(request.policy)
         check_deadline(context)

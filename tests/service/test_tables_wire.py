@@ -409,31 +409,18 @@ def _other_rpcs() -> list[Any]:
     turn = {"level": "RANK_5", "contract": "CONTRACT_HEARTS", "seat": 0, "hand": names(["SA"])}
     return [
         pytest.param(
-            "ListLegalPlays", pb.ListLegalPlaysRequest, {"ruleset": six, **turn}, "ruleset.decks", id="list"
-        ),
-        pytest.param(
-            "SuggestPlay",
-            pb.SuggestPlayRequest,
-            {"ruleset": friends4, **turn},
+            "ListLegalPlays",
+            pb.ListLegalPlaysRequest,
+            {"ruleset": friends4, **turn, "rank": True},
             "ruleset.partners",
-            id="suggest",
+            id="ranked-list",
         ),
         pytest.param(
-            "ValidateDeclaration",
-            pb.ValidateDeclarationRequest,
-            {"ruleset": _table(2, 6), "level": "RANK_2"},
-            "ruleset.seats",
-            id="declare",
-        ),
-        pytest.param(
-            "SuggestBury", pb.SuggestBuryRequest, {"ruleset": six}, "ruleset.decks", id="suggest-bury"
-        ),
-        pytest.param(
-            "SuggestDeclaration",
-            pb.SuggestDeclarationRequest,
-            {"ruleset": six},
+            "ListLegalPlays",
+            pb.ListLegalPlaysRequest,
+            {"ruleset": six, **turn, "rank": True},
             "ruleset.decks",
-            id="suggest-declare",
+            id="ranked-list-decks",
         ),
         pytest.param("AuditHand", pb.AuditHandRequest, {"ruleset": friends4}, "ruleset.partners", id="audit"),
         pytest.param(
@@ -453,8 +440,8 @@ def _other_rpcs() -> list[Any]:
 def test_rpcs_ruled_for_the_rulebooks_table(
     stub: Stub, method: str, cls: Any, body: dict[str, Any], field: str
 ) -> None:
-    """R14.10: what stays two-deck, four-seat (coins, forced quits, declarations, burying, the auto-play)
-    refuses another table, naming the field that makes it one."""
+    """R14.10: what stays two-deck, four-seat (coins, forced quits, the audit, the strong ranking) refuses
+    another table, naming the field that makes it one."""
     code, violations = rejected(getattr(stub, method), message(cls, body))
     assert code == INVALID
     assert [name for name, _ in violations] == [field]
