@@ -22,6 +22,7 @@ from typing import Final
 from rules_core.bidding import Act, Shown
 from rules_core.cards import BIG_JOKER, NUM_FACES, POINTS, SMALL_JOKER, format_cards, rank_of
 from rules_core.errors import InvalidArgumentError, Problem
+from rules_core.legal_plays import PlayList
 from rules_core.rules import Partners, Rules
 from rules_core.seating import SeatCards
 from rules_core.shapes import Decomposition, decompose
@@ -30,7 +31,7 @@ from rules_core.strategy.declaration import DeclarationAdvice, DeclarationPolicy
 from rules_core.table import Counter, judge_wide, table_bury, table_sizes
 from rules_core.table_bidding import declare_table, strength_of
 from rules_core.table_plays import table_legal_plays
-from rules_core.table_turn import validate_table_play
+from rules_core.table_turn import _renamed, validate_table_play
 from rules_core.trump import TRUMP, TrumpContext
 from rules_core.tuples import decompose_wide
 from rules_core.turn import DEFAULT_LIMIT, Listing, Policy, Suggestion
@@ -61,6 +62,16 @@ class PlayAdvice:
     considered: int
 
 
+def _listing(
+    ctx: TrumpContext, rules: Rules, hand: Sequence[int], lead: Sequence[int], limit: int
+) -> PlayList:
+    """The bounded listing, its lead named as the request spells it (``trick.plays[0].cards``)."""
+    try:
+        return table_legal_plays(ctx, rules, hand=hand, lead=lead, limit=limit)
+    except InvalidArgumentError as error:
+        raise _renamed(error, "lead", "trick.plays[0].cards") from None
+
+
 def _value(ctx: TrumpContext, play: Sequence[int]) -> tuple[int, int, int]:
     """What a play gives away: points, then trumps, then strength (lower is cheaper)."""
     points = sum(POINTS[f] for f in play)
@@ -87,7 +98,7 @@ def suggest_table_play(
 ) -> PlayAdvice:
     """A legal play for the seat whose turn it is (checked as ValidatePlay checks it)."""
     lead = trick_plays[0][1] if trick_plays else ()
-    listing = table_legal_plays(ctx, rules, hand=hand, lead=lead, limit=CONSIDERED)
+    listing = _listing(ctx, rules, hand, lead, CONSIDERED)
     plays = listing.plays
     if not trick_plays:
         singles = [p for p in plays if len(decompose_wide(ctx, p).components) == 1]
@@ -259,7 +270,7 @@ def list_table_plays(
     """ListLegalPlays on another table (R14.4–R14.6): up to ``limit`` (0: the default) legal plays."""
     _check_turn(rules, seat, trick_leader, trick_plays)
     lead = trick_plays[0][1] if trick_plays else ()
-    listing = table_legal_plays(ctx, rules, hand=hand, lead=lead, limit=limit or DEFAULT_LIMIT)
+    listing = _listing(ctx, rules, hand, lead, limit or DEFAULT_LIMIT)
     return Listing(tuple((play, _shape(ctx, rules, play)) for play in listing.plays), listing.truncated)
 
 

@@ -163,6 +163,32 @@ BAD = [
         id="list-seat",
     ),
     pytest.param(
+        "ListLegalPlays",
+        pb.ListLegalPlaysRequest,
+        {
+            "level": "RANK_2",
+            "contract": "CONTRACT_SPADES",
+            "seat": 1,
+            "hand": names(["HA", "HA", "HK"]),
+            "trick": {"leader": 0, "plays": [{"seat": 0, "cards": names(["HA", "HA"])}]},
+        },
+        "trick.plays[0].cards[1]",
+        id="list-lead-copies",
+    ),
+    pytest.param(
+        "SuggestPlay",
+        pb.SuggestPlayRequest,
+        {
+            "level": "RANK_2",
+            "contract": "CONTRACT_SPADES",
+            "seat": 1,
+            "hand": names(["HA", "HK"]),
+            "trick": {"leader": 0, "plays": [{"seat": 0, "cards": names(["HQ", "CQ"])}]},
+        },
+        "trick.plays[0].cards",
+        id="suggest-mixed-lead",
+    ),
+    pytest.param(
         "SuggestPlay",
         pb.SuggestPlayRequest,
         {"level": "RANK_2", "contract": "CONTRACT_SPADES", "seat": 0, "hand": names(["SA"] * 4)},
