@@ -1,17 +1,19 @@
 """The corpus of another table (R14, R15): three decks, six seats, finding friends, from seeded deals.
 
 Each script is one hand as a frontend of that table sends it: the dealer's bury (ValidateBury), then for
-each trick the lead and the five follows (ValidatePlay, a few follows first tried illegally) and
+each trick the lead (throws included) and the five follows (ValidatePlay, a few follows first tried
+illegally) and
 ResolveTrick with the friend calls and the tricks before it, and at the end SettleHand with every seat's
 level. The cards are dealt by R14's sizes (``rules_core.table.table_sizes``: hands of 26, a bottom of 6),
 the dealer calls ``call_count`` friends that ``rules_core.friends.check_calls`` accepts, and every
 expected answer is ``rules_core``'s (``table_turn``, ``table``, ``friends``), never the service's.
 
 The players draw their plays from ``rules_core.table_plays.table_legal_plays`` (the listing for other
-tables): a lead is one component (a single, a tuple or a tractor, R4.2: never a throw, whose failure
-would need the forced play and the penalty scripted), a follow any listed one, and a seat void in a
-plain lead ruffs with its widest trump tuples when ``rules_core.table.table_follow`` takes them. The
-same seed always gives the same bytes.
+tables): a lead is one component (a single, a tuple or a tractor, R4.2) or now and then a throw of a
+whole category (a failed one leads its forced part, R4.7, and is recorded with its attempt and counted
+in SettleHand's failed throws), a follow any listed one, and a seat void in a plain lead ruffs with its
+widest trump tuples when ``rules_core.table.table_follow`` takes them. The same seed always gives the
+same bytes.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from loadtest.replay import Call, Script
 from rules_core.cards import NUM_FACES, POINTS, Suit
 from rules_core.friends import CallState, FriendCall, call_count, check_calls
 from rules_core.rules import PRESETS, Partners
+from rules_core.settlement import FailedThrow
 from rules_core.table import table_bury, table_follow, table_sizes
 from rules_core.table_plays import table_legal_plays
 from rules_core.table_turn import (
@@ -38,7 +41,7 @@ from rules_core.table_turn import (
     validate_table_play,
 )
 from rules_core.trump import TRUMP, TrumpContext, trump_context
-from rules_core.verdicts import Legal
+from rules_core.verdicts import Illegal, Legal
 from services.convert import cards_out
 from tractor.rules.v1 import rules_service_pb2 as pb
 from tractor.rules.v1 import types_pb2 as t
@@ -53,6 +56,10 @@ RUFF_RATE: Final = 0.6
 """Share of void follows that ruff with trumps when the seat holds enough of them."""
 LEAD_CHOICES: Final = 200
 """Leads listed per position (a 26-card hand has fewer one-component leads)."""
+THROW_RATE: Final = 0.15
+"""Share of leads that throw a whole category's holding when the hand has one to throw."""
+MAX_THROW: Final = 25
+"""The longest throw scripted: R16.2 counts a failed one's cards, 2..25 (SettleHand.failed_throws)."""
 FOLLOW_CHOICES: Final = 24
 """Follows listed per position, one drawn."""
 CONTRACTS: Final = {
@@ -107,6 +114,10 @@ class _Hand:
     record: list[RecordedTrick] = field(default_factory=list)
     calls: list[Call] = field(default_factory=list)
     dig: int = 0
+    failed: list[FailedThrow] = field(default_factory=list)
+    """The hand's failed throws (R16.2), for SettleHand."""
+    attempts: dict[int, list[int]] = field(default_factory=dict)
+    """A failed throw's whole attempt by trick index: the record's ``attempted_lead`` (R4.7)."""
     """The last trick's dig (bottom points times the multiplier, R8.3-R8.5): SettleHand's ``dig_points``."""
 
     def wire(self) -> dict[str, Any]:
@@ -164,9 +175,13 @@ def call_friends(hand: _Hand) -> None:
 
 
 def lead(hand: _Hand, seat: int) -> list[int]:
-    """A one-component lead (R4.2, R14.4: a single, a tuple or a tractor) drawn from
-    ``table_legal_plays``' leads, its size first; the listing's whole-category throws are left out."""
+    """A lead drawn from ``table_legal_plays``' leads: at :data:`THROW_RATE` one of its whole-category
+    throws (R4.4, R14.5) of at most :data:`MAX_THROW` cards, else a one-component lead (R4.2, R14.4: a
+    single, a tuple or a tractor), its size drawn first."""
     listing = table_legal_plays(hand.ctx, RULES, hand=hand.hands[seat], limit=LEAD_CHOICES)
+    throws = [list(play) for play in listing.plays if _components(hand, play) > 1 and len(play) <= MAX_THROW]
+    if throws and hand.rng.random() < THROW_RATE:
+        return hand.rng.choice(throws)
     leads = [list(play) for play in listing.plays if _components(hand, play) == 1]
     size = hand.rng.choice(sorted({len(play) for play in leads}))  # wide leads as often as singles
     return hand.rng.choice([play for play in leads if len(play) == size])
@@ -202,7 +217,9 @@ def _illegal_attempt(hand: _Hand, seat: int, led: Sequence[int]) -> list[int] | 
     return outside[: len(led)]
 
 
-def validate(hand: _Hand, seat: int, plays: Sequence[tuple[int, list[int]]], cards: Sequence[int]) -> Call:
+def validate(
+    hand: _Hand, seat: int, plays: Sequence[tuple[int, list[int]]], cards: Sequence[int]
+) -> tuple[Call, Legal | Illegal]:
     """ValidatePlay with ``validate_table_play``'s verdict; a lead carries every other hand (R14.5)."""
     others = [] if plays else [(s, hand.hands[s]) for s in range(SEATS) if s != seat]
     request = pb.ValidatePlayRequest(
@@ -224,7 +241,7 @@ def validate(hand: _Hand, seat: int, plays: Sequence[tuple[int, list[int]]], car
         cards=cards,
         others=[(s, tuple(c)) for s, c in others],
     ).verdict
-    return Call("ValidatePlay", _bytes(request), play_expect(verdict))
+    return Call("ValidatePlay", _bytes(request), play_expect(verdict)), verdict
 
 
 def trick(hand: _Hand, leader: int) -> int:
@@ -235,13 +252,17 @@ def trick(hand: _Hand, leader: int) -> int:
         if plays and hand.rng.random() < ILLEGAL_FOLLOW_RATE:
             attempt = _illegal_attempt(hand, seat, plays[0][1])
             if attempt is not None:
-                call = validate(hand, seat, plays, attempt)
+                call, _ = validate(hand, seat, plays, attempt)
                 assert call.expect["legal"] is False
                 hand.calls.append(call)
         cards = follow(hand, seat, plays[0][1]) if plays else lead(hand, seat)
-        call = validate(hand, seat, plays, cards)
-        assert call.expect["legal"] is True, call.expect
+        call, verdict = validate(hand, seat, plays, cards)
+        assert isinstance(verdict, Legal), call.expect
         hand.calls.append(call)
+        if verdict.throw is not None and not verdict.throw.succeeded:  # R4.7: the forced part is led
+            hand.failed.append(FailedThrow(seat, len(cards)))
+            hand.attempts[len(hand.record)] = cards
+            cards = list(verdict.throw.led)
         plays.append((seat, cards))
     for seat, cards in plays:
         hand.hands[seat] = sorted((Counter(hand.hands[seat]) - Counter(cards)).elements())
@@ -275,9 +296,7 @@ def resolve(hand: _Hand, leader: int, plays: Sequence[tuple[int, list[int]]]) ->
         bottom=cards_out(bottom),
         dealer=hand.dealer,
         friend_calls=_calls_out(hand.friend_calls),
-        tricks_before=[
-            pb.RecordedTrick(plays=_seated(recorded), winner=winner) for recorded, winner in hand.record
-        ],
+        tricks_before=_recorded(hand),
     )
     expect = trick_expect(judged.result) | {"dealer_side": sorted(judged.sides.dealer_side)}
     expect |= _states(judged.sides.calls, "calls")
@@ -286,6 +305,16 @@ def resolve(hand: _Hand, leader: int, plays: Sequence[tuple[int, list[int]]]) ->
     if last and judged.result.dig is not None:
         hand.dig = judged.result.dig.added
     return judged.result.winner
+
+
+def _recorded(hand: _Hand) -> list[pb.RecordedTrick]:
+    """The record so far on the wire: each trick's plays and winner, a failed throw's attempt."""
+    return [
+        pb.RecordedTrick(
+            plays=_seated(plays), winner=winner, attempted_lead=cards_out(hand.attempts.get(i, []))
+        )
+        for i, (plays, winner) in enumerate(hand.record)
+    ]
 
 
 def settle(hand: _Hand, dig_points: int) -> None:
@@ -299,7 +328,7 @@ def settle(hand: _Hand, dig_points: int) -> None:
         calls=hand.friend_calls,
         tricks=hand.record,
         dig_points=dig_points,
-        failed_throws=(),
+        failed_throws=hand.failed,
     )
     request = pb.SettleHandRequest(
         ruleset=WIRE_RULESET,
@@ -307,10 +336,12 @@ def settle(hand: _Hand, dig_points: int) -> None:
         contract=hand.contract,
         seat_levels=[t.Rank.ValueType(level) for level in hand.levels],
         friend_calls=_calls_out(hand.friend_calls),
-        tricks=[pb.RecordedTrick(plays=_seated(plays), winner=winner) for plays, winner in hand.record],
+        tricks=_recorded(hand),
         dig_points=dig_points,
+        failed_throws=[pb.FailedThrow(seat=throw.seat, cards=throw.cards) for throw in hand.failed],
     )
     expect: dict[str, Any] = {
+        "throw_penalty": settled.throw_penalty,
         "winner": int(t.Side.Value("SIDE_" + settled.winner_side.name)),
         "levels_gained": settled.g,
         "table_score": settled.score,

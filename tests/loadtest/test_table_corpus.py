@@ -16,6 +16,7 @@ from rules_core.table import table_sizes
 from services.metrics import Metrics
 from services.servicer import RulesServicer
 from tractor.rules.v1 import rules_service_pb2 as pb
+from tractor.rules.v1 import types_pb2 as t
 
 HANDS = 3
 
@@ -65,8 +66,9 @@ def test_a_hand_is_a_whole_friends_hand() -> None:
 
 
 def test_the_corpus_has_ruffs_wide_leads_and_illegal_attempts() -> None:
-    """The traffic is a game's: tricks won by a ruff, leads of singles, pairs and tractors (R14.4), a few
-    illegal follows."""
+    """The traffic is a game's: tricks won by a ruff, leads of singles, pairs and tractors (R14.4),
+    throws that fail (the forced part led, the attempt in the record and in SettleHand's failed throws,
+    R4.7, R16.2), a few illegal follows."""
     calls = [call for script in table_corpus.table_scripts(6) for call in script.calls]
     won_by = Counter(call.expect["won_by"] for call in calls if call.method == "ResolveTrick")
     assert won_by[pb.JUDGEMENT_RUFF] + won_by[pb.JUDGEMENT_OVER_RUFF] > 0
@@ -78,6 +80,16 @@ def test_the_corpus_has_ruffs_wide_leads_and_illegal_attempts() -> None:
     widths = Counter(len(lead.cards) for lead in leads if not lead.HasField("trick"))
     assert widths[1] > 0 and widths[2] > 0 and max(widths) >= 4  # singles, pairs and tractors
     assert any(call.expect.get("legal") is False for call in calls)
+    throws = Counter(
+        call.expect.get("throw_outcome.result") for call in calls if call.method == "ValidatePlay"
+    )
+    assert throws[t.THROW_RESULT_FAILED] > 0  # R4.7: the forced part is led, the attempt recorded
+    settles = [pb.SettleHandRequest.FromString(c.request) for c in calls if c.method == "SettleHand"]
+    for settle in settles:
+        attempts = [trick for trick in settle.tricks if trick.attempted_lead]
+        assert len(attempts) == len(settle.failed_throws)
+        assert all(len(trick.attempted_lead) > len(trick.plays[0].cards) for trick in attempts)
+    assert any(settle.failed_throws for settle in settles)
 
 
 def test_the_same_seeds_give_the_same_bytes() -> None:
