@@ -18,7 +18,7 @@ CAPACITY_ARGS ?=
 
 LOADTEST_INSTALLED := $(dir $(BIN)).installed-loadtest
 LOADTEST_PY := PYTHONPATH=$(CURDIR) $(BIN)/python
-CORPUS_FILES := loadtest/corpus/000.jsonl.gz loadtest/corpus/003.jsonl.gz loadtest/corpus/stress.jsonl.gz
+CORPUS_FILES := loadtest/corpus/000.jsonl.gz loadtest/corpus/003.jsonl.gz loadtest/corpus/stress.jsonl.gz loadtest/corpus/friends.jsonl.gz
 
 .PHONY: corpus corpus-answers loadtest loadtest-smoke bench bench-batching capacity loadtest-distributed bench-core bench-servicer bench-metrics
 
@@ -27,7 +27,7 @@ $(LOADTEST_INSTALLED): pyproject.toml | $(INSTALLED)
 	touch $@
 
 # The corpus is generated, not committed: the same seeds always give the same bytes.
-$(CORPUS_FILES) &: loadtest/corpus.py loadtest/replay.py $(wildcard rules_core/*.py rules_core/*/*.py) | $(INSTALLED) $(LOADTEST_INSTALLED)
+$(CORPUS_FILES) &: loadtest/corpus.py loadtest/table_corpus.py loadtest/replay.py $(wildcard rules_core/*.py rules_core/*/*.py) | $(INSTALLED) $(LOADTEST_INSTALLED)
 	$(LOADTEST_PY) -m loadtest.corpus
 
 corpus: $(INSTALLED) $(LOADTEST_INSTALLED)  ## regenerate loadtest/corpus/ from seeded self-play

@@ -168,6 +168,14 @@ class Rulebook003Table(TableUser):
     kind = "003"
 
 
+class FriendsTable(TableUser):
+    """Another table (R14, R15): three decks, six seats, finding friends; the bury, tuple leads, follows
+    and ruffs, each trick with the friend calls and the tricks before it, and a per-seat settlement."""
+
+    weight = 2
+    kind = "friends"
+
+
 class StressThrows(TableUser):
     """Worst cases: long trump throws of pairs and tractors, followed by hands full of pairs."""
 

@@ -31,8 +31,9 @@ from loadtest.contract import REQUESTS, RESPONSES
 CORPUS_DIR: Final = Path(__file__).resolve().parent / "corpus"
 CORPUS_ENV: Final = "LOADTEST_CORPUS"
 """Environment variable naming another corpus directory (the smoke test points it at its own)."""
-KINDS: Final = ("000", "003", "stress")
-"""The corpus files: the [000]/[001] frontend's tables, the [003] frontend's tables, worst-case throws."""
+KINDS: Final = ("000", "003", "stress", "friends")
+"""The corpus files: the [000]/[001] frontend's tables, the [003] frontend's tables, worst-case throws,
+and a three-deck, six-seat finding-friends table (R14, R15; ``loadtest.table_corpus``)."""
 MULTISET: Final = "~"
 
 
@@ -67,7 +68,7 @@ def corpus_dir() -> Path:
 
 
 def corpus_path(kind: str, directory: Path | None = None) -> Path:
-    """The file of one corpus kind (``000``, ``003`` or ``stress``)."""
+    """The file of one corpus kind (``000``, ``003``, ``stress`` or ``friends``)."""
     if kind not in KINDS:
         raise ValueError(f"unknown corpus kind {kind!r}; one of {', '.join(KINDS)}")
     return (directory or corpus_dir()) / f"{kind}.jsonl.gz"

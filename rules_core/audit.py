@@ -30,7 +30,7 @@ from rules_core.cards import (
 from rules_core.errors import InvalidArgumentError, Problem
 from rules_core.follow import check_follow
 from rules_core.kitty import check_bury
-from rules_core.rules import FollowRule, NoBid, Rules
+from rules_core.rules import FollowRule, NoBid, Rules, require_rulebook_table
 from rules_core.seating import SeatCards, by_seat, in_turn, seat_in_range
 from rules_core.settlement import FailedThrow, Settlement, check_level, check_seat
 from rules_core.taodou import CoinSettlement, Stake, check_coins_enabled, settle
@@ -151,6 +151,7 @@ class Audit:
 def audit_hand(rules: Rules, record: HandRecord, *, stake: Stake | None = None) -> Audit:
     """Replay ``record`` step by step, stopping at the first broken rule. Raises InvalidArgumentError only for
     malformed values (a level out of range, an unknown card); rule breaks come back as findings."""
+    require_rulebook_table(rules, "auditing a hand")  # R14.10
     check_level("level", record.level)
     check_level("attacker_level", record.attacker_level)
     check_seat("first_seated", record.first_seated)

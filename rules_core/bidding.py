@@ -60,7 +60,15 @@ from rules_core.cards import (
     suit_of,
 )
 from rules_core.errors import InvalidArgumentError, Problem
-from rules_core.rules import BidSet, BidStages, FirstDealer, JokerOverturn, NoBid, Rules
+from rules_core.rules import (
+    BidSet,
+    BidStages,
+    FirstDealer,
+    JokerOverturn,
+    NoBid,
+    Rules,
+    require_rulebook_table,
+)
 
 MAX_OVERTURN_MULTIPLIER: Final = 8
 """R10.5: O is at most 8 (three overturns)."""
@@ -580,6 +588,7 @@ def declare(
     bottom: Sequence[int] | None = None,
 ) -> Bidding:
     """The request-level :func:`resolve_declarations`: the acts as a request lists them (R10)."""
+    require_rulebook_table(rules, "declaring")  # R14.10: declarations of more copies come with R15
     sequence = declarations_of(acts)
     return resolve_declarations(
         rules=rules,

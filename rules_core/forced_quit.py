@@ -41,7 +41,7 @@ from rules_core.cards import (
 )
 from rules_core.errors import InvalidArgumentError, Problem
 from rules_core.layout import LAYOUT_GROUPS, auto_lead, check_hand, default_layout
-from rules_core.rules import Rules
+from rules_core.rules import Rules, require_rulebook_table
 from rules_core.settlement import check_int, check_seat
 from rules_core.taodou import check_overturn, check_stake
 from rules_core.trump import TrumpContext
@@ -122,6 +122,7 @@ def check_penalties_enabled(rules: Rules) -> None:
             Problem.INCONSISTENT,
             "forced-quit penalties are off in this ruleset (Rules.coins is False)",
         )
+    require_rulebook_table(rules, "the forced-quit penalty")
 
 
 def penalty_amount(*, phase: Phase, role: Role, base: int, dealer_level: int, overturn: int) -> int:

@@ -345,6 +345,12 @@ class Rules:
             )
         _check_shape("decks", self.decks, MIN_DECKS, MAX_DECKS)
         _check_shape("seats", self.seats, MIN_SEATS, MAX_SEATS)
+        if self.decks > 2 and self.ruff is RuffStructure.COUNT:  # R14.7: a count of pairs, two decks only
+            raise InvalidArgumentError(
+                "ruff",
+                Problem.INCONSISTENT,
+                "RUFF-COUNT counts pairs: a table of more than two decks ruffs by COVER",
+            )
         _check_friends(self)
         for level in self.must_play:
             if not isinstance(level, int) or not 2 <= level <= 14:
@@ -451,6 +457,18 @@ def deck_table(table: LevelTable, decks: int) -> LevelTable:
         dead_zone_steps=table.dead_zone_steps,
         decks=decks,
     )
+
+
+def require_rulebook_table(rules: Rules, what: str) -> None:
+    """R14.10: ``what`` is ruled for two decks and four seats only (so far); another table is
+    INVALID_ARGUMENT naming the table field that differs."""
+    if rules.decks != 2 or rules.seats != 4:
+        name, value = ("decks", rules.decks) if rules.decks != 2 else ("seats", rules.seats)
+        raise InvalidArgumentError(
+            name,
+            Problem.INCONSISTENT,
+            f"{what} is ruled for two decks and four seats only (R14.10), got {name} {value}",
+        )
 
 
 DEFAULT_RULES: Final = Rules()

@@ -27,7 +27,15 @@ from typing import Final
 
 from rules_core.cards import HAND_SIZE, PLAYERS, rank_of
 from rules_core.errors import InvalidArgumentError, Problem
-from rules_core.rules import SEEDS_TABLE, EndRule, JackRule, LevelTable, Rules, ThrowPenalty
+from rules_core.rules import (
+    SEEDS_TABLE,
+    EndRule,
+    JackRule,
+    LevelTable,
+    Rules,
+    ThrowPenalty,
+    require_rulebook_table,
+)
 
 ACE: Final = 14
 """The top level (R2.1); a team "goes around" (转一圈) by passing it (R9.6)."""
@@ -304,6 +312,7 @@ def settle_hand(
     """R9: settle a hand from the two teams' levels (2..14) and the attackers' final score; with
     THROW-PENALTY (R16.2) the failed throws move that score first, possibly below zero; with the jack
     rule (R16.4) a dealer team dug at J by a single jack is reset to 2 before the level changes apply."""
+    require_rulebook_table(rules, "settlement")  # R14.10: scaled by decks with R15
     check_seat("dealer_seat", dealer_seat)
     check_level("dealer_level", dealer_level)
     check_level("attacker_level", attacker_level)

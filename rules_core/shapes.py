@@ -45,7 +45,9 @@ class Component:
     """
 
     pairs: int
-    """0 for a single, 1 for a pair, k for a k-tractor: the component's grade."""
+    """0 for a single, 1 for a pair, k for a k-tractor: the component's grade. On more decks (R14.3) the
+    rungs of a tuple unit: 1 for a pair, triple or quadruple, k for a k-tractor of them; the width is
+    the size over it (``rules_core.tuples.width``)."""
     top: int
     """Strength of its strongest rung (R3.7)."""
     order: int
@@ -55,8 +57,10 @@ class Component:
 
     @property
     def kind(self) -> str:
-        """'single', 'pair' or 'tractor'."""
-        return "single" if self.pairs == 0 else "pair" if self.pairs == 1 else "tractor"
+        """'single', 'pair' or 'tractor'; on more decks 'triple' or 'quadruple' too (R14.3)."""
+        if self.pairs == 1:
+            return ("pair", "triple", "quadruple")[len(self.cards) - 2]
+        return "single" if self.pairs == 0 else "tractor"
 
     @property
     def size(self) -> int:

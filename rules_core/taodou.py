@@ -33,7 +33,7 @@ from typing import Final
 
 from rules_core.cards import PLAYERS
 from rules_core.errors import InvalidArgumentError, Problem
-from rules_core.rules import Rules
+from rules_core.rules import Rules, require_rulebook_table
 from rules_core.settlement import (
     FailedThrow,
     Settlement,
@@ -93,6 +93,7 @@ def check_coins_enabled(rules: Rules) -> None:
         raise InvalidArgumentError(
             "tao_dou", Problem.INCONSISTENT, "Tao Dou is off in this ruleset (Rules.coins is False)"
         )
+    require_rulebook_table(rules, "Tao Dou")
 
 
 def check_stake(*, base: int, dealer_level: int, overturn: int) -> None:

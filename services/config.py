@@ -15,7 +15,7 @@ from typing import Any, Final
 ENV_PREFIX: Final = "TRACTOR_RULES_"
 KIB: Final = 1024
 MIB: Final = 1024 * KIB
-MAX_MESSAGE_BYTES: Final = 192 * KIB
+MAX_MESSAGE_BYTES: Final = 384 * KIB
 """The default ``max_message_bytes``: twice the largest request any RPC can legally carry (a batch of
 100 ResolveTrick items, 69,600 bytes), rounded up to 64 KiB; ``services.sizes`` computes it from the
 validation bounds and a test keeps the two equal. gRPC's own default, 4 MiB, is 60 times that."""

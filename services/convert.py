@@ -24,6 +24,7 @@ from rules_core.cards import (
 )
 from rules_core.errors import InvalidArgumentError
 from rules_core.forced_quit import Phase, Quit, Role
+from rules_core.friends import CallState, FriendCall, TableSettlement
 from rules_core.kitty import BuryResult
 from rules_core.rules import (
     MUST_PLAY_SETS,
@@ -35,11 +36,14 @@ from rules_core.rules import (
     EndRule,
     FirstDealer,
     FollowRule,
+    FriendLimit,
     JackRule,
     JokerOverturn,
     LevelTable,
+    MultipleJoin,
     MustPlaySet,
     NoBid,
+    Partners,
     RuffStructure,
     Rules,
     ThrowCheck,
@@ -51,9 +55,18 @@ from rules_core.settlement import MAX_FAILED_THROWS, FailedThrow, Side
 from rules_core.shapes import Component, Decomposition, Shape
 from rules_core.strategy.bury import BuryAdvice, BuryPolicy
 from rules_core.strategy.declaration import DeclarationAdvice, DeclarationPolicy
+from rules_core.table_turn import (
+    MAX_TABLE_CARDS,
+    MAX_TABLE_HAND,
+    MAX_TABLE_SEATS,
+    MAX_TABLE_TRICKS,
+    RecordedTrick,
+    TableTrick,
+)
 from rules_core.taodou import CoinSettlement, HandSettlement, Stake
 from rules_core.trick import JudgedTrick, Judgement, TrickResult
 from rules_core.trump import TrumpContext, trump_context
+from rules_core.tuples import width
 from rules_core.turn import NOTHING_KNOWN, HandSoFar, Listing, PlayVerdict, Policy, Suggestion
 from rules_core.verdicts import Illegal, Legal, ThrowResult, Violation
 from services.errors import Reason, from_engine, invalid
@@ -67,6 +80,8 @@ MAX_CARDS: Final = COPIES * NUM_FACES
 """The most cards any one field can hold: both decks (108). Checked by length before any card is read."""
 MAX_LEVELS: Final = 13
 """The most ranks a list of levels can name (2 .. A)."""
+MAX_FRIEND_CALLS: Final = MAX_TABLE_SEATS - 2
+"""R15.2: the most friends any table calls (eight seats, one seat at least attacking)."""
 MAX_ECHO: Final = 40
 """Characters of a caller's string repeated in an error message: details and logs stay small."""
 MAX_BASE: Final = 10**12
@@ -148,7 +163,11 @@ _OVERRIDES: Final[tuple[tuple[str, str, Any, str, type[Enum]], ...]] = (
     ("jack_rule", "jack_rule", t.JackRule, "JACK_RULE_", JackRule),
     ("no_bid", "no_bid", t.NoBid, "NO_BID_", NoBid),
     ("throw_ruff_compare", "throw_ruff_compare", t.ThrowRuffCompare, "THROW_RUFF_COMPARE_", ThrowRuffCompare),
+    ("partners", "partners", t.Partners, "PARTNERS_", Partners),
+    ("multiple_join", "multiple_join", t.MultipleJoin, "MULTIPLE_JOIN_", MultipleJoin),
 )
+_ENGINE_NAMES: Final = {"ruff": "ruff_structure"}
+"""Rules fields whose ruleset field is spelled otherwise on the wire."""
 
 
 def echo(text: str) -> str:
@@ -196,9 +215,11 @@ def ruleset(message: t.Ruleset, path: str = "ruleset") -> tuple[Rules, str]:
         changes["level_table"] = level_table(message.level_table, PRESETS[preset].level_table, path)
     if message.throw_penalty_points:
         changes["throw_penalty_points"] = message.throw_penalty_points
+    changes.update(_table_options(message, path))
     try:
         rules = dataclasses.replace(PRESETS[preset], **changes)
     except InvalidArgumentError as error:
+        error.argument = _ENGINE_NAMES.get(error.argument, error.argument)
         raise from_engine(error, path) from None
     if message.throw_penalty_points and rules.throw_penalty is ThrowPenalty.NONE:
         raise invalid(
@@ -207,6 +228,30 @@ def ruleset(message: t.Ruleset, path: str = "ruleset") -> tuple[Rules, str]:
             "a throw penalty amount needs a throw_penalty other than NONE (R16.2)",
         )
     return rules, preset
+
+
+def _table_options(message: t.Ruleset, path: str) -> dict[str, Any]:
+    """TABLE (R14) and the finding-friends options (R15) a ruleset sets; rules_core judges them."""
+    changes: dict[str, Any] = {}
+    if message.decks:
+        changes["decks"] = message.decks
+    if message.seats:
+        changes["seats"] = message.seats
+    if message.HasField("friend_calls"):
+        changes["friend_calls"] = message.friend_calls
+    if message.HasField("friend_limits"):
+        limits = message.friend_limits.limits
+        if len(limits) > len(FriendLimit):
+            raise invalid(
+                f"{path}.friend_limits.limits", Reason.BAD_SIZE, f"at most {len(FriendLimit)} limits"
+            )
+        changes["friend_limits"] = frozenset(
+            _enum(value, t.FriendLimit, "FRIEND_LIMIT_", FriendLimit, f"{path}.friend_limits.limits[{i}]")
+            for i, value in enumerate(limits)
+        )
+    if message.HasField("small_team_bonus"):
+        changes["small_team_bonus"] = message.small_team_bonus
+    return changes
 
 
 def must_play_set(message: t.MustPlay, path: str) -> frozenset[int]:
@@ -221,12 +266,11 @@ def must_play_set(message: t.MustPlay, path: str) -> frozenset[int]:
     return MUST_PLAY_SETS[named]
 
 
-def failed_throws(values: Sequence[Any]) -> tuple[FailedThrow, ...]:
-    """R16.2: a hand's failed throws; their count is checked before any is read (a hand has 25 tricks)."""
-    if len(values) > MAX_FAILED_THROWS:
-        raise invalid(
-            "failed_throws", Reason.BAD_SIZE, f"a hand has at most {MAX_FAILED_THROWS} failed throws"
-        )
+def failed_throws(values: Sequence[Any], most: int = MAX_FAILED_THROWS) -> tuple[FailedThrow, ...]:
+    """R16.2: a hand's failed throws; their count is checked before any is read (a hand has 25 tricks;
+    ``most``: other tables' longest hand, R14.2)."""
+    if len(values) > most:
+        raise invalid("failed_throws", Reason.BAD_SIZE, f"a hand has at most {most} failed throws")
     return tuple(FailedThrow(value.seat, value.cards) for value in values)
 
 
@@ -256,14 +300,16 @@ def level_table(message: t.LevelTable, preset: LevelTable, path: str) -> LevelTa
 # --------------------------------------------------------------------------------------------------
 
 
-def cards(values: Sequence[int], path: str) -> tuple[int, ...]:
+def cards(values: Sequence[int], path: str, limit: int = MAX_CARDS) -> tuple[int, ...]:
     """Card enum numbers to faces: the wire-level check only (a number the Card enum does not define,
-    a list longer than both decks). Copies, sizes and everything else about the cards are rules_core's."""
-    if len(values) > MAX_CARDS:
+    a list longer than both decks, or than ``limit``: the largest hand or bottom of other tables,
+    R14.2). Copies, sizes and everything else about the cards are rules_core's."""
+    if len(values) > limit:
+        what = "two decks" if limit == MAX_CARDS else "the largest table's"
         raise invalid(
             path,
             Reason.BAD_SIZE,
-            f"a card list holds at most {MAX_CARDS} cards (two decks), got {len(values)}",
+            f"a card list holds at most {limit} cards ({what}), got {len(values)}",
         )
     faces = tuple(map(_FACE, values))  # one pass over the protobuf list; min and max then run over ints
     if faces and (min(faces) < 0 or max(faces) >= NUM_FACES):
@@ -280,11 +326,59 @@ _FACE: Final = (1).__rsub__
 """Card enum number -> face: ``value - 1``, as a C-level function for ``map``."""
 
 
-def seated(messages: Sequence[t.SeatCards], path: str) -> tuple[SeatCards, ...]:
-    """Seat-and-cards entries as (seat, faces); their seats and sizes are judged by rules_core."""
-    if len(messages) > PLAYERS:
-        raise invalid(path, Reason.BAD_SIZE, f"at most one entry per seat ({PLAYERS}), got {len(messages)}")
-    return tuple((m.seat, cards(m.cards, f"{path}[{i}].cards")) for i, m in enumerate(messages))
+def seated(messages: Sequence[t.SeatCards], path: str, *, table: bool = False) -> tuple[SeatCards, ...]:
+    """Seat-and-cards entries as (seat, faces); their seats and sizes are judged by rules_core. On other
+    tables (``table``, R14) up to eight seats and four decks."""
+    most, limit = (MAX_TABLE_SEATS, MAX_TABLE_HAND) if table else (PLAYERS, MAX_CARDS)
+    if len(messages) > most:
+        raise invalid(path, Reason.BAD_SIZE, f"at most one entry per seat ({most}), got {len(messages)}")
+    return tuple((m.seat, cards(m.cards, f"{path}[{i}].cards", limit)) for i, m in enumerate(messages))
+
+
+def table_tricks(messages: Sequence[pb.RecordedTrick], path: str) -> list[RecordedTrick]:
+    """Other tables (R15.15): recorded tricks as (seated plays, winner or None); rules_core judges them.
+    The whole record holds at most four decks' cards, counted by lengths before a card is read."""
+    if len(messages) > MAX_TABLE_TRICKS:
+        raise invalid(
+            path, Reason.BAD_SIZE, f"a hand has at most {MAX_TABLE_TRICKS} tricks, got {len(messages)}"
+        )
+    total = 0
+    for i, message in enumerate(messages):
+        if len(message.attempted_lead) > MAX_TABLE_HAND:
+            raise invalid(f"{path}[{i}].attempted_lead", Reason.BAD_SIZE, f"at most {MAX_TABLE_HAND} cards")
+        total += sum(len(play.cards) for play in message.plays[: MAX_TABLE_SEATS + 1])
+        if total > MAX_TABLE_CARDS:
+            raise invalid(
+                f"{path}[{i}]",
+                Reason.BAD_SIZE,
+                f"a hand's tricks hold at most {MAX_TABLE_CARDS} cards (R14.1)",
+            )
+    return [
+        (
+            seated(message.plays, f"{path}[{i}].plays", table=True),
+            message.winner if message.HasField("winner") else None,
+        )
+        for i, message in enumerate(messages)
+    ]
+
+
+def friend_calls(messages: Sequence[t.FriendCall], path: str = "friend_calls") -> tuple[FriendCall, ...]:
+    """R15.3: the dealer's calls as (face, copy); the copy and the limits are rules_core's."""
+    if len(messages) > MAX_FRIEND_CALLS:
+        raise invalid(path, Reason.BAD_SIZE, f"at most {MAX_FRIEND_CALLS} calls, got {len(messages)}")
+    calls = []
+    for i, message in enumerate(messages):
+        if message.card == t.CARD_UNSPECIFIED:
+            raise invalid(f"{path}[{i}].card", Reason.MISSING, "a call names a card")
+        calls.append(FriendCall(cards([message.card], f"{path}[{i}].card")[0], message.copy))
+    return tuple(calls)
+
+
+def seat_levels(values: Sequence[int], path: str = "seat_levels") -> tuple[int, ...]:
+    """R15.11: one level per seat; how many the table needs is rules_core's."""
+    if len(values) > MAX_TABLE_SEATS:
+        raise invalid(path, Reason.BAD_SIZE, f"at most {MAX_TABLE_SEATS} seats, got {len(values)}")
+    return tuple(level(value, f"{path}[{i}]") for i, value in enumerate(values))
 
 
 def trick_leader(
@@ -422,13 +516,25 @@ _SHAPES: Final = {
 }
 
 
-def component(value: Component) -> t.Component:
-    """A component message."""
+def component(value: Component, wide: bool = False) -> t.Component:
+    """A component message; ``wide`` (more than two decks, R14.3) adds its width."""
+    if wide:
+        return t.Component(**_wide(value))
     return t.Component(
         type=_COMPONENT_TYPES.get(value.pairs, t.COMPONENT_TYPE_TRACTOR),
         pairs=value.pairs,
         cards=cards_out(value.cards),
     )
+
+
+_UNITS: Final = {1: t.COMPONENT_TYPE_SINGLE, 2: t.COMPONENT_TYPE_PAIR, 3: t.COMPONENT_TYPE_TRIPLE}
+
+
+def _wide(value: Component) -> dict[str, Any]:
+    """R14.3: a component of a table of more decks: its type by width and rungs, and the width."""
+    w = width(value)
+    kind = t.COMPONENT_TYPE_TRACTOR if value.pairs > 1 else _UNITS.get(w, t.COMPONENT_TYPE_QUADRUPLE)
+    return {"type": kind, "pairs": value.pairs, "cards": cards_out(value.cards), "width": w}
 
 
 def shape(value: Decomposition | None) -> t.Shape.ValueType:
@@ -525,40 +631,46 @@ def stake(message: pb.TaoDouStake, path: str = "tao_dou") -> Stake:
     )
 
 
-def throw_outcome(result: ThrowResult) -> t.ThrowOutcome:
-    """A throw's outcome with its evidence."""
+def throw_outcome(result: ThrowResult, wide: bool = False) -> t.ThrowOutcome:
+    """A throw's outcome with its evidence (``wide``: more than two decks)."""
     return t.ThrowOutcome(
         result=t.THROW_RESULT_SUCCEEDED if result.succeeded else t.THROW_RESULT_FAILED,
         led=cards_out(result.led),
-        forced=component(result.forced) if result.forced is not None else None,
+        forced=component(result.forced, wide) if result.forced is not None else None,
         returned=cards_out(result.returned),
         evidence=[
-            t.ThrowEvidence(seat=beat.seat, component=component(beat.component), cards=cards_out(beat.cards))
+            t.ThrowEvidence(
+                seat=beat.seat, component=component(beat.component, wide), cards=cards_out(beat.cards)
+            )
             for beat in result.evidence
         ],
     )
 
 
-def play_response(result: PlayVerdict) -> pb.ValidatePlayResponse:
+def play_response(result: PlayVerdict, wide: bool = False) -> pb.ValidatePlayResponse:
     """The verdict on a play, with the play's own shape whether it is legal or not."""
     verdict, decomposition = result.verdict, result.shape
     response = pb.ValidatePlayResponse(shape=shape(decomposition))
     if decomposition:
-        add_components(response.components, decomposition.components)
+        add_components(response.components, decomposition.components, wide)
     if isinstance(verdict, Legal):
         response.legal = True
         if verdict.throw is not None:
-            response.throw_outcome.CopyFrom(throw_outcome(verdict.throw))
+            response.throw_outcome.CopyFrom(throw_outcome(verdict.throw, wide))
         return response
     response.violation = VIOLATIONS[verdict.reason]
     response.message = verdict.message
-    add_components(response.required, verdict.required)
+    add_components(response.required, verdict.required, wide)
     return response
 
 
-def add_components(field: Any, values: Iterable[Component]) -> None:
+def add_components(field: Any, values: Iterable[Component], wide: bool = False) -> None:
     """Append component messages to a repeated field in place (twice as fast as building each message
     and copying it in: this runs for every verdict)."""
+    if wide:
+        for value in values:
+            field.add(**_wide(value))
+        return
     types = _COMPONENT_TYPES
     for value in values:
         field.add(
@@ -615,7 +727,7 @@ def reason_label(verdict: Legal | Illegal) -> str:
     return "legal" if isinstance(verdict, Legal) else verdict.reason.name.lower()
 
 
-def trick_response(result: TrickResult, leader: int) -> pb.ResolveTrickResponse:
+def trick_response(result: TrickResult, leader: int, seats: int = PLAYERS) -> pb.ResolveTrickResponse:
     """A resolved trick; ``plays`` get their judgements."""
     dig = result.dig
     return pb.ResolveTrickResponse(
@@ -628,7 +740,7 @@ def trick_response(result: TrickResult, leader: int) -> pb.ResolveTrickResponse:
         bottom_points=dig.bottom_points if dig else 0,
         bottom_added=dig.added if dig else 0,
         plays=[
-            pb.PlayJudgement(seat=(leader + i) % PLAYERS, judgement=JUDGEMENTS[judgement])
+            pb.PlayJudgement(seat=(leader + i) % seats, judgement=JUDGEMENTS[judgement])
             for i, judgement in enumerate(result.judgements)
         ],
     )
@@ -777,3 +889,78 @@ def audit_response(audit: Audit) -> pb.AuditHandResponse:
     if audit.settlement is not None:
         response.settlement.CopyFrom(settlement_response(HandSettlement(audit.settlement, audit.coins)))
     return response
+
+
+# --------------------------------------------------------------------------------------------------
+# Outbound: other tables (R14, R15)
+# --------------------------------------------------------------------------------------------------
+
+
+def call_state(state: CallState) -> t.FriendCallState:
+    """Where one friend call stands (R15.5, R15.6)."""
+    message = t.FriendCallState(
+        call=t.FriendCall(card=card_out(state.call.face), copy=state.call.copy),
+        played=state.played,
+        joined=state.joined,
+    )
+    if state.met_by is not None:
+        message.met_by = state.met_by
+    if state.trick is not None:
+        message.trick = state.trick
+    return message
+
+
+def table_trick_response(judged: TableTrick, seats: int, wide: bool) -> pb.ResolveTrickResponse:
+    """A trick on another table (R14.8): as ``judged_trick_response``, for ``seats`` seats, with the sides
+    and the calls after it under finding friends (R15.8)."""
+    if judged.result is not None:
+        response = trick_response(judged.result, judged.leader, seats)
+    else:
+        response = pb.ResolveTrickResponse(
+            legal=False,
+            message=judged.problem,
+            plays=[pb.PlayJudgement(seat=(judged.leader + i) % seats) for i in range(seats)],
+        )
+    for judgement, verdict in zip(response.plays, judged.checks, strict=False):
+        judgement.checked = True
+        if isinstance(verdict, Legal):
+            judgement.legal = True
+            if verdict.throw is not None:
+                judgement.throw_outcome.CopyFrom(throw_outcome(verdict.throw, wide))
+            continue
+        judgement.violation = VIOLATIONS[verdict.reason]
+        judgement.message = verdict.message
+    if judged.sides is not None:
+        response.dealer_side.extend(sorted(judged.sides.dealer_side))
+        response.calls.extend(call_state(state) for state in judged.sides.calls)
+    return response
+
+
+def table_settlement_response(settled: TableSettlement, calls: Sequence[CallState]) -> pb.SettleHandResponse:
+    """A hand settled on another table (R15.8-R15.13): each seat's level change, the sides, the calls."""
+    return pb.SettleHandResponse(
+        winner=SIDES[settled.winner_side],
+        levels_gained=settled.g,
+        take_over=settled.winner_side is Side.ATTACKERS,
+        next_dealer=settled.next_dealer,
+        next_level=rank_out(settled.next_level),
+        game_over=settled.game_over,
+        throw_penalty=settled.throw_penalty,
+        back_to_two=settled.back_to_two,
+        seats=[
+            pb.SeatLevel(
+                seat=seat,
+                side=SIDES[result.side],
+                level_before=rank_out(result.level_before),
+                gain=result.gain,
+                level_after=rank_out(result.level_after),
+                gained=result.gained,
+            )
+            for seat, result in enumerate(settled.seats)
+        ],
+        dealer_side=sorted(settled.dealer_side),
+        calls=[call_state(state) for state in calls],
+        small_team=settled.small_team,
+        small_team_bonus=settled.bonus,
+        table_score=settled.score,
+    )

@@ -14,15 +14,31 @@ from collections.abc import Callable, Sequence
 from typing import Any, Final, TypeVar
 
 from rules_core.audit import audit
-from rules_core.bidding import declare
+from rules_core.bidding import Bidding, declare
 from rules_core.errors import InvalidArgumentError
 from rules_core.forced_quit import forced_quit
 from rules_core.kitty import validate_bury
 from rules_core.rules import Rules
 from rules_core.strategy.bury import suggest_bury
 from rules_core.strategy.declaration import suggest_declaration
+from rules_core.table import is_default, table_bury
+from rules_core.table_advice import bury_on_table, declaration_on_table, list_table_plays, suggest_on_table
+from rules_core.table_bidding import declare_table
+from rules_core.table_turn import (
+    MAX_TABLE_BOTTOM,
+    MAX_TABLE_CARDS,
+    MAX_TABLE_HAND,
+    MAX_TABLE_SEATS,
+    MAX_TABLE_TRICKS,
+    on_rulebook_table,
+    resolve_table_trick,
+    rulebook_only,
+    settle_table_hand,
+    validate_table_play,
+)
 from rules_core.taodou import HandSettlement, settle
 from rules_core.trick import judge_trick
+from rules_core.trump import TrumpContext, trump_context
 from rules_core.turn import list_plays, suggest, validate_play
 from rules_core.verdicts import Illegal, Legal
 from services import convert
@@ -71,6 +87,15 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
         self._metrics.count(self._metrics.presets, method, preset)
         return rules, preset
 
+    @staticmethod
+    def _rulebook(rules: Rules, what: str, *, partners: bool = False) -> None:
+        """R14.10: an RPC ruled for the rulebooks' table only; another is INVALID_ARGUMENT naming the
+        ruleset field that makes it one (``ruleset.decks``, ``ruleset.seats``, ``ruleset.partners``)."""
+        try:
+            rulebook_only(rules, what, partners=partners)
+        except InvalidArgumentError as error:
+            raise error.within("ruleset") from None
+
     def _verdict(self, method: str, preset: str, verdict: Legal | Illegal) -> None:
         self._metrics.count(self._metrics.verdicts, method, preset, convert.reason_label(verdict))
         if isinstance(verdict, Legal) and verdict.throw is not None:
@@ -84,6 +109,8 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
         """R4 (leads and throws) or R5 (follows), by whether the trick has plays."""
         rules, preset = self._rules(request.ruleset, "ValidatePlay")
         ctx = convert.trump(request.level, request.contract)
+        if not is_default(rules):
+            return self._table_play(request, rules, preset, ctx, context)
         hand, plays = convert.cards(request.hand, "hand"), convert.seated(request.trick.plays, "trick.plays")
         cards, others = (
             convert.cards(request.cards, "cards"),
@@ -103,11 +130,35 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
         self._verdict("ValidatePlay", preset, result.verdict)
         return convert.play_response(result)
 
+    def _table_play(
+        self, request: pb.ValidatePlayRequest, rules: Rules, preset: str, ctx: TrumpContext, context: Context
+    ) -> pb.ValidatePlayResponse:
+        """ValidatePlay on another table (R14.4-R14.6): N seats in turn, up to four copies of a face."""
+        hand = convert.cards(request.hand, "hand", MAX_TABLE_HAND)
+        plays = convert.seated(request.trick.plays, "trick.plays", table=True)
+        cards = convert.cards(request.cards, "cards", MAX_TABLE_HAND)
+        others = convert.seated(request.other_hands, "other_hands", table=True)
+        check_deadline(context)
+        result = validate_table_play(
+            ctx,
+            rules,
+            seat=request.seat,
+            hand=hand,
+            trick_leader=convert.trick_leader(request),
+            trick_plays=plays,
+            cards=cards,
+            others=others,
+        )
+        self._verdict("ValidatePlay", preset, result.verdict)
+        return convert.play_response(result, wide=rules.decks > 2)
+
     @_answers
     def ResolveTrick(self, request: pb.ResolveTrickRequest, context: Context) -> pb.ResolveTrickResponse:
         """R7 (winner), R8 (points and the dig); with hands, each play is checked first (R4, R5)."""
         rules, preset = self._rules(request.ruleset, "ResolveTrick")
         ctx = convert.trump(request.level, request.contract)
+        if not on_rulebook_table(rules):
+            return self._table_trick(request, rules, preset, ctx, context)
         plays, hands = convert.seated(request.plays, "plays"), convert.seated(request.hands, "hands")
         bottom = convert.cards(request.bottom, "bottom")
         check_deadline(context)
@@ -127,13 +178,58 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
             self._metrics.count(self._metrics.tricks, judged.result.won_by.name.lower())
         return convert.judged_trick_response(judged)
 
+    def _table_trick(
+        self, request: pb.ResolveTrickRequest, rules: Rules, preset: str, ctx: TrumpContext, context: Context
+    ) -> pb.ResolveTrickResponse:
+        """ResolveTrick on another table (R14.8, R14.9), with the sides under finding friends (R15.8)."""
+        plays = convert.seated(request.plays, "plays", table=True)
+        hands = convert.seated(request.hands, "hands", table=True)
+        bottom = convert.cards(request.bottom, "bottom", MAX_TABLE_BOTTOM)
+        calls = convert.friend_calls(request.friend_calls)
+        before = convert.table_tricks(request.tricks_before, "tricks_before")
+        check_deadline(context)
+        judged = resolve_table_trick(
+            ctx,
+            rules,
+            leader=request.leader,
+            plays=plays,
+            dealer=request.dealer,
+            last=request.last_trick,
+            bottom=bottom,
+            hands=hands,
+            calls=calls,
+            before=before,
+        )
+        for verdict in judged.checks:
+            self._verdict("ResolveTrick", preset, verdict)
+        if judged.result is not None:
+            self._metrics.count(self._metrics.tricks, judged.result.won_by.name.lower())
+        return convert.table_trick_response(judged, rules.seats, rules.decks > 2)
+
     @_answers
     def ListLegalPlays(
         self, request: pb.ListLegalPlaysRequest, context: Context
     ) -> pb.ListLegalPlaysResponse:
         """Legal follows by the R5.3 procedure, or one-component leads plus whole-holding throws."""
         rules, _ = self._rules(request.ruleset, "ListLegalPlays")
+        if request.rank or on_rulebook_table(rules):  # a ranked listing is the strong policy's: R14.10
+            self._rulebook(rules, "ListLegalPlays", partners=request.rank)
         ctx = convert.trump(request.level, request.contract)
+        if not on_rulebook_table(rules):  # R14.4-R14.6: rules_core.table_advice
+            hand = convert.cards(request.hand, "hand", MAX_TABLE_HAND)
+            plays = convert.seated(request.trick.plays, "trick.plays", table=True)
+            check_deadline(context)
+            return convert.listing_response(
+                list_table_plays(
+                    ctx,
+                    rules,
+                    seat=request.seat,
+                    hand=hand,
+                    trick_leader=convert.trick_leader(request),
+                    trick_plays=plays,
+                    limit=request.max_plays,
+                )
+            )
         hand, plays = convert.cards(request.hand, "hand"), convert.seated(request.trick.plays, "trick.plays")
         so_far = convert.hand_so_far(request.hand_so_far)
         check_deadline(context)
@@ -157,6 +253,21 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
         """Auto-play (托管): the strong policy by default, or R13.6 (rightmost smallest, weakest follow)."""
         rules, _ = self._rules(request.ruleset, "SuggestPlay")
         ctx = convert.trump(request.level, request.contract)
+        if not on_rulebook_table(
+            rules
+        ):  # R14, R15: a simple, legal, bounded policy (rules_core.table_advice)
+            hand = convert.cards(request.hand, "hand", MAX_TABLE_HAND)
+            plays = convert.seated(request.trick.plays, "trick.plays", table=True)
+            check_deadline(context)
+            advice = suggest_on_table(
+                ctx,
+                rules,
+                seat=request.seat,
+                hand=hand,
+                trick_leader=convert.trick_leader(request),
+                trick_plays=plays,
+            )
+            return convert.suggestion_response(advice)
         hand, plays = convert.cards(request.hand, "hand"), convert.seated(request.trick.plays, "trick.plays")
         so_far = convert.hand_so_far(request.hand_so_far)
         check_deadline(context)
@@ -181,6 +292,8 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
     def SettleHand(self, request: pb.SettleHandRequest, context: Context) -> pb.SettleHandResponse:
         """R9 (levels, next dealer, end of game) and, with a stake, R12 (Tao Dou coins)."""
         rules, _ = self._rules(request.ruleset, "SettleHand")
+        if not on_rulebook_table(rules):
+            return self._settle_table(request, rules)
         result = settle(
             rules=rules,
             dealer_seat=request.dealer,
@@ -198,6 +311,28 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
         self._settled(result)
         return convert.settlement_response(result)
 
+    def _settle_table(self, request: pb.SettleHandRequest, rules: Rules) -> pb.SettleHandResponse:
+        """SettleHand on another table (R15.8-R15.13): per-seat levels from the whole trick record."""
+        if request.HasField("tao_dou"):
+            self._rulebook(rules, "A Tao Dou stake", partners=True)  # R14.10
+        levels = convert.seat_levels(request.seat_levels)
+        dealer = request.dealer
+        level = levels[dealer] if dealer < len(levels) else convert.MIN_LEVEL  # rules_core judges both
+        friends = bool(request.friend_calls) or request.contract
+        suit = convert.contract(request.contract, "contract") if friends else None
+        settled, calls = settle_table_hand(
+            rules,
+            trump_context(level, suit),
+            dealer=dealer,
+            levels=levels,
+            calls=convert.friend_calls(request.friend_calls),
+            tricks=convert.table_tricks(request.tricks, "tricks"),
+            dig_points=request.dig_points,
+            failed_throws=convert.failed_throws(request.failed_throws, MAX_TABLE_TRICKS),
+        )
+        self._metrics.count(self._metrics.settlements, settlement_band(settled.winner_side.value, settled.g))
+        return convert.table_settlement_response(settled, calls)
+
     def _settled(self, result: HandSettlement) -> None:
         band = settlement_band(result.settlement.winner_side.value, result.settlement.g_eff)
         self._metrics.count(self._metrics.settlements, band)
@@ -208,6 +343,7 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
     ) -> pb.CalculatePenaltyResponse:
         """R13: the penalty by phase and role, capped at the balance; R13.6 for a quitting dealer."""
         rules, _ = self._rules(request.ruleset, "CalculatePenalty")
+        self._rulebook(rules, "CalculatePenalty", partners=True)  # R14.10
         phase = convert.phase(request.phase, "phase")
         convert.coins_amount(request.base, "base", convert.MAX_BASE)
         convert.coins_amount(request.balance, "balance")
@@ -241,9 +377,46 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
         """R10: replay the acts in time order; each is accepted with its label or rejected with a reason."""
         rules, preset = self._rules(request.ruleset, "ValidateDeclaration")
         level = convert.level(request.level, "level")
+        if not on_rulebook_table(rules):  # R14.11
+            result = self._table_declarations(request, rules, level, context)
+        else:
+            result = self._declarations(request, rules, level, context)
+        for act in result.acts:
+            self._metrics.count(
+                self._metrics.verdicts, "ValidateDeclaration", preset, "accepted" if act else "rejected"
+            )
+        return convert.bidding_response(result)
+
+    @staticmethod
+    def _table_declarations(
+        request: pb.ValidateDeclarationRequest, rules: Rules, level: int, context: Context
+    ) -> Bidding:
+        """R14.11: declarations of up to D copies on another table; the bottom names no trump there."""
+        if request.bottom:
+            raise invalid(
+                "bottom",
+                Reason.INCONSISTENT,
+                "NO-BID from the bottom is not offered on other tables (R14.11)",
+            )
         acts = convert.declarations(request.declarations, "declarations")
         check_deadline(context)
-        result = declare(
+        return declare_table(
+            rules=rules,
+            level=level,
+            acts=acts,
+            first_hand=request.first_hand,
+            first_seated=request.first_seated,
+            dealer=request.dealer if request.HasField("dealer") else None,
+        )
+
+    @staticmethod
+    def _declarations(
+        request: pb.ValidateDeclarationRequest, rules: Rules, level: int, context: Context
+    ) -> Bidding:
+        """R10 on the rulebooks' table."""
+        acts = convert.declarations(request.declarations, "declarations")
+        check_deadline(context)
+        return declare(
             rules=rules,
             level=level,
             acts=acts,
@@ -252,19 +425,22 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
             dealer=request.dealer if request.HasField("dealer") else None,
             bottom=convert.cards(request.bottom, "bottom") if request.bottom else None,  # R16.6
         )
-        for act in result.acts:
-            self._metrics.count(
-                self._metrics.verdicts, "ValidateDeclaration", preset, "accepted" if act else "rejected"
-            )
-        return convert.bidding_response(result)
 
     @_answers
     def ValidateBury(self, request: pb.ValidateBuryRequest, context: Context) -> pb.ValidateBuryResponse:
         """R11: exactly 8 of the dealer's 33 cards, any 8."""
-        _, preset = self._rules(request.ruleset, "ValidateBury")
-        result = validate_bury(
-            hand=convert.cards(request.hand, "hand"), bury=convert.cards(request.bury, "bury")
-        )
+        rules, preset = self._rules(request.ruleset, "ValidateBury")
+        if is_default(rules):
+            result = validate_bury(
+                hand=convert.cards(request.hand, "hand"), bury=convert.cards(request.bury, "bury")
+            )
+        else:  # R14.2: the table's hand plus its bottom, the bottom's size buried
+            limit = MAX_TABLE_HAND + MAX_TABLE_BOTTOM
+            hand, bury = (
+                convert.cards(request.hand, "hand", limit),
+                convert.cards(request.bury, "bury", limit),
+            )
+            result = table_bury(rules, hand=hand, bury=bury)
         reason = "legal" if result.legal or result.reason is None else result.reason.name.lower()
         self._metrics.count(self._metrics.verdicts, "ValidateBury", preset, reason)
         return convert.bury_response(result)
@@ -276,6 +452,19 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
         """托管 during the deal: the act to show now or none, legal under R10 (rules_core.bidding judges)."""
         rules, _ = self._rules(request.ruleset, "SuggestDeclaration")
         level = convert.level(request.level, "level")
+        if not on_rulebook_table(rules):  # R14.11
+            received = convert.cards(request.received, "received", MAX_TABLE_HAND)
+            table_acts = convert.declarations(request.declarations, "declarations")
+            check_deadline(context)
+            table_advice = declaration_on_table(
+                rules,
+                level=level,
+                seat=request.seat,
+                received=received,
+                acts=table_acts,
+                policy=convert.declaration_policy(request.policy),
+            )
+            return convert.declaration_advice_response(table_advice)
         received = convert.cards(request.received, "received")
         acts = convert.declarations(request.declarations, "declarations")
         policy = convert.declaration_policy(request.policy)
@@ -290,6 +479,15 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
         """托管 for a dealer: 8 of his 33 cards (R11), by the strong policy or R13.6's auto-bury."""
         rules, _ = self._rules(request.ruleset, "SuggestBury")
         ctx = convert.trump(request.level, request.contract)
+        if not on_rulebook_table(rules):  # R14.2: the dealer's hand plus the bottom in `hand`
+            if request.bottom:
+                raise invalid(
+                    "bottom", Reason.INCONSISTENT, "on other tables `hand` holds the bottom too (R14.2)"
+                )
+            held = convert.cards(request.hand, "hand", MAX_TABLE_HAND + MAX_TABLE_BOTTOM)
+            check_deadline(context)
+            buried = bury_on_table(ctx, rules, hand=held, policy=convert.bury_policy(request.policy))
+            return convert.bury_advice_response(buried)
         hand, bottom = convert.cards(request.hand, "hand"), convert.cards(request.bottom, "bottom")
         policy = convert.bury_policy(request.policy)
         check_deadline(context)
@@ -300,6 +498,7 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
     def AuditHand(self, request: pb.AuditHandRequest, context: Context) -> pb.AuditHandResponse:
         """rules_core's audit replays the hand and stops at the first broken rule; a valid hand is settled."""
         rules, preset = self._rules(request.ruleset, "AuditHand")
+        self._rulebook(rules, "AuditHand", partners=True)
         level = convert.level(request.level, "level")
         attacker_level = convert.level(request.attacker_level, "attacker_level")
         hands, bottom = convert.seated(request.hands, "hands"), convert.cards(request.bottom, "bottom")
@@ -341,6 +540,7 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
 
     def ResolveTricks(self, request: pb.ResolveTricksRequest, context: Context) -> pb.ResolveTricksResponse:
         """ResolveTrick for every item; a malformed item gets its own INVALID_ARGUMENT in its slot."""
+        _one_record(request.items[: MAX_BATCH_ITEMS + 1])
         results = _batch(request.items, self.ResolveTrick, pb.ResolveTrickResult, context)
         return pb.ResolveTricksResponse(results=results)
 
@@ -371,6 +571,24 @@ def _batch(
         except InvalidRequestError as error:
             results.append(result(error=invalid_status(error, f"items[{index}].")))
     return results
+
+
+def _one_record(items: Sequence[pb.ResolveTrickRequest]) -> None:
+    """A batch carries at most one hand's record (``tricks_before``) in all its items, by lengths: it
+    bounds the batch's size (services/sizes.py) as a unary ResolveTrick's record bounds its own."""
+    tricks = cards = 0
+    for item in items:
+        tricks += len(item.tricks_before)
+        cards += sum(
+            len(play.cards) for trick in item.tricks_before for play in trick.plays[: MAX_TABLE_SEATS + 1]
+        )
+        if tricks > MAX_TABLE_TRICKS or cards > MAX_TABLE_CARDS:
+            raise invalid(
+                "items",
+                Reason.BAD_SIZE,
+                f"a batch's tricks_before hold at most {MAX_TABLE_TRICKS} tricks and {MAX_TABLE_CARDS} "
+                "cards in all (one hand): send longer records one ResolveTrick at a time",
+            )
 
 
 BATCH_CHECK_EVERY: Final = 8

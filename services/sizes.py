@@ -10,6 +10,11 @@ only make real requests smaller, so it is an upper bound on any request that pas
 
 ``HandSoFar`` (ListLegalPlays, SuggestPlay) is counted at the bounds AuditHand puts on a recorded hand
 (25 tricks of four plays, card lists of at most 108).
+
+Other tables (R14, R15) raise some bounds: eight seats, hands of up to 52 cards, bottoms of 12, and a
+hand record (``ResolveTrick.tricks_before``, ``SettleHand.tricks``) of up to 52 tricks of eight plays whose
+cards together are at most four decks (``TOTALS``, checked by lengths before a card is read): counted
+one card per play, the costliest spread on the wire, while the four decks last.
 """
 
 from __future__ import annotations
@@ -23,9 +28,16 @@ from google.protobuf.message import Message
 
 from rules_core.audit import MAX_TRICKS
 from rules_core.cards import BOTTOM_SIZE, DEALER_HAND_SIZE, HAND_SIZE, PLAYERS
-from rules_core.rules import PRESETS
+from rules_core.rules import PRESETS, FriendLimit
 from rules_core.settlement import MAX_FAILED_THROWS
-from services.convert import MAX_CARDS, MAX_DECLARATIONS, MAX_LEVELS
+from rules_core.table_turn import (
+    MAX_TABLE_BOTTOM,
+    MAX_TABLE_CARDS,
+    MAX_TABLE_HAND,
+    MAX_TABLE_SEATS,
+    MAX_TABLE_TRICKS,
+)
+from services.convert import MAX_CARDS, MAX_DECLARATIONS, MAX_FRIEND_CALLS, MAX_LEVELS
 from services.servicer import MAX_BATCH_ITEMS
 from tractor.rules.v1 import rules_service_pb2 as pb
 
@@ -34,7 +46,7 @@ MARGIN: Final = 2
 ROUND_TO: Final = 64 * 1024
 """The default limit is rounded up to a multiple of 64 KiB."""
 
-_RULESET: Final = {"ruleset.must_play.levels": MAX_LEVELS}
+_RULESET: Final = {"ruleset.must_play.levels": MAX_LEVELS, "ruleset.friend_limits.limits": len(FriendLimit)}
 _TURN: Final = {
     **_RULESET,
     "hand": HAND_SIZE,  # convert.turn: 1..25
@@ -48,19 +60,29 @@ _SO_FAR: Final = {
     "hand_so_far.tricks.attempted_lead": MAX_CARDS,
     "hand_so_far.bottom": MAX_CARDS,
 }
+_RECORD: Final = {
+    "": MAX_TABLE_TRICKS,  # R15.15, convert.table_tricks
+    ".plays": MAX_TABLE_SEATS,
+    ".plays.cards": MAX_TABLE_HAND,  # and TOTALS: four decks in the whole record
+    ".attempted_lead": MAX_TABLE_HAND,
+}
 _VALIDATE_PLAY: Final = {
     **_TURN,
+    "hand": MAX_TABLE_HAND,  # R14.2: other tables' hands (52 at four decks, four seats)
+    "trick.plays": MAX_TABLE_SEATS - 1,  # the N-th play completes the trick: refused
     "cards": MAX_CARDS,
-    "other_hands": PLAYERS - 1,  # convert.seat_cards: the three other seats
-    "other_hands.cards": HAND_SIZE,
+    "other_hands": MAX_TABLE_SEATS - 1,  # the other seats
+    "other_hands.cards": MAX_TABLE_HAND,
 }
 _RESOLVE_TRICK: Final = {
     **_RULESET,
-    "plays": PLAYERS,
+    "plays": MAX_TABLE_SEATS,
     "plays.cards": MAX_CARDS,
-    "hands": PLAYERS,
-    "hands.cards": HAND_SIZE,
-    "bottom": BOTTOM_SIZE,
+    "hands": MAX_TABLE_SEATS,
+    "hands.cards": MAX_TABLE_HAND,
+    "bottom": MAX_TABLE_BOTTOM,
+    "friend_calls": MAX_FRIEND_CALLS,
+    **{f"tricks_before{suffix}": bound for suffix, bound in _RECORD.items()},
 }
 _DECLARATIONS: Final = {
     "declarations": MAX_DECLARATIONS,
@@ -75,12 +97,19 @@ BOUNDS: Final[Mapping[str, Mapping[str, int]]] = {
     "SettleHand": {
         **_RULESET,
         **_STAKE,
-        "failed_throws": MAX_FAILED_THROWS,  # R16.2
+        "failed_throws": max(MAX_FAILED_THROWS, MAX_TABLE_TRICKS),  # R16.2, on any table
         "last_trick_winner.cards": HAND_SIZE,  # R16.4
+        "seat_levels": MAX_TABLE_SEATS,  # R15.11
+        "friend_calls": MAX_FRIEND_CALLS,
+        **{f"tricks{suffix}": bound for suffix, bound in _RECORD.items()},
     },
     "CalculatePenalty": {**_RULESET, "dealer_hand": DEALER_HAND_SIZE, "bottom": BOTTOM_SIZE},
     "ValidateDeclaration": {**_RULESET, **_DECLARATIONS, "bottom": BOTTOM_SIZE},  # R16.6
-    "ValidateBury": {**_RULESET, "hand": DEALER_HAND_SIZE, "bury": MAX_CARDS},
+    "ValidateBury": {
+        **_RULESET,
+        "hand": max(DEALER_HAND_SIZE, MAX_TABLE_HAND + MAX_TABLE_BOTTOM),
+        "bury": MAX_CARDS,
+    },
     "ListLegalPlays": {**_TURN, **_SO_FAR},
     "SuggestPlay": {**_TURN, **_SO_FAR},
     "AuditHand": {
@@ -102,6 +131,18 @@ BOUNDS: Final[Mapping[str, Mapping[str, int]]] = {
     "ResolveTricks": {"items": MAX_BATCH_ITEMS, **{f"items.{k}": v for k, v in _RESOLVE_TRICK.items()}},
 }
 """Per RPC, the most entries each repeated field of its request may hold (dotted paths)."""
+
+TOTALS: Final[Mapping[str, Mapping[str, int]]] = {
+    "ResolveTrick": {"tricks_before.plays.cards": MAX_TABLE_CARDS},
+    "SettleHand": {"tricks.plays.cards": MAX_TABLE_CARDS},
+    "ResolveTricks": {
+        "items.tricks_before": MAX_TABLE_TRICKS,
+        "items.tricks_before.plays.cards": MAX_TABLE_CARDS,
+    },
+}
+"""Per RPC, repeated fields whose entries the whole request shares: a hand record's cards hold at most four
+decks (convert.table_tricks), and a ResolveTricks batch carries one hand's record in all its items
+(servicer.ResolveTricks). Card lists in a record are counted one card a play: the most bytes per card."""
 
 _LONGEST_PRESET: Final = max(PRESETS, key=len)
 _LARGEST: Final = {
@@ -127,7 +168,8 @@ def _value(field: FieldDescriptor, path: str) -> object:
     return _LARGEST[field.type]
 
 
-def _fill(message: Message, bounds: Mapping[str, int], prefix: str) -> None:
+def _fill(message: Message, bounds: Mapping[str, int], prefix: str, shared: dict[str, int]) -> None:
+    """Fill ``message`` to its bounds; a path in ``shared`` takes its entries from what is left there."""
     # the C implementation's descriptors have the same interface as the pure-Python ones
     for field in cast("Sequence[FieldDescriptor]", message.DESCRIPTOR.fields):
         if field.containing_oneof is not None and not field.containing_oneof.name.startswith("_"):
@@ -137,13 +179,17 @@ def _fill(message: Message, bounds: Mapping[str, int], prefix: str) -> None:
             if path not in bounds:
                 raise ValueError(f"no bound for the repeated field {path}: add it to sizes.BOUNDS")
             container = getattr(message, field.name)
-            for _ in range(bounds[path]):
+            count = bounds[path]
+            if path in shared:
+                count = min(count, shared[path], 1 if path.endswith(".cards") else count)
+                shared[path] -= count
+            for _ in range(count):
                 if field.type == FieldDescriptor.TYPE_MESSAGE:
-                    _fill(container.add(), bounds, path + ".")
+                    _fill(container.add(), bounds, path + ".", shared)
                 else:
                     container.append(_value(field, path))
         elif field.type == FieldDescriptor.TYPE_MESSAGE:
-            _fill(getattr(message, field.name), bounds, path + ".")
+            _fill(getattr(message, field.name), bounds, path + ".", shared)
         else:
             setattr(message, field.name, _value(field, path))
 
@@ -153,7 +199,7 @@ def maximal_request(method: str) -> Message:
     service = pb.DESCRIPTOR.services_by_name["RulesService"]
     descriptor = service.methods_by_name[method].input_type
     message: Message = getattr(pb, descriptor.name)()
-    _fill(message, BOUNDS[method], "")
+    _fill(message, BOUNDS[method], "", dict(TOTALS.get(method, {})))
     return message
 
 

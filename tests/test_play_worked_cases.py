@@ -6,15 +6,18 @@ from collections import Counter
 from typing import Any
 
 import pytest
-from worked_cases import Case, cards, cases, context_for, multiset, rules_for, seat
+from worked_cases import Case, attackers_of, cards, cases, context_for, multiset, rules_for, seat, table_of
 
 from rules_core.cards import hand_of
 from rules_core.follow import check_follow
 from rules_core.ruffing import NO_KEY, ruff_key
 from rules_core.rules import FollowRule
-from rules_core.shapes import decompose
+from rules_core.shapes import Decomposition, decompose
+from rules_core.table import table_follow, table_lead, table_trick
 from rules_core.throw import check_lead
-from rules_core.trick import resolve_trick
+from rules_core.trick import TrickResult, resolve_trick
+from rules_core.trump import TrumpContext
+from rules_core.tuples import decompose_wide, ruff_key_wide, width
 from rules_core.verdicts import Illegal, Legal
 
 
@@ -22,24 +25,39 @@ def _component_multiset(components: list[tuple[str, int, Counter[int]]]) -> list
     return sorted((kind, pairs, sorted(c.elements())) for kind, pairs, c in components)
 
 
-@pytest.mark.parametrize("case", cases("lead"))
+def _two_decks(case: Case) -> bool:
+    return table_of(case) == (2, 4)
+
+
+def _decompose(ctx: TrumpContext, case: Case, faces: tuple[int, ...]) -> Decomposition:
+    """R3.6, or R14.4 on a line of another table."""
+    return decompose(ctx, faces) if _two_decks(case) else decompose_wide(ctx, faces)
+
+
+@pytest.mark.parametrize("case", cases("lead", tables=True))
 def test_lead_shape(case: Case) -> None:
-    """R3: the shape of a proposed lead and its canonical decomposition (R3.6)."""
+    """R3: the shape of a proposed lead and its canonical decomposition (R3.6, R14.4)."""
     ctx = context_for(case)
-    play = decompose(ctx, cards(case["input"]["cards"]))
+    play = _decompose(ctx, case, cards(case["input"]["cards"]))
     assert play.shape == case["expect"]["shape"]
     got = [(c.kind, c.pairs, Counter(c.cards)) for c in play.components]
     want = [(c["type"], c["pairs"], multiset(c["cards"])) for c in case["expect"]["components"]]
     assert _component_multiset(got) == _component_multiset(want)
+    widths = sorted(c["width"] for c in case["expect"]["components"] if "width" in c)
+    assert widths in ([], sorted(width(c) for c in play.components))
 
 
-@pytest.mark.parametrize("case", cases("throw"))
+@pytest.mark.parametrize("case", cases("throw", tables=True))
 def test_throw(case: Case) -> None:
-    """R4: a throw against the other three hands; the forced component when it fails."""
+    """R4: a throw against the other hands; the forced component when it fails (R14.5 on N seats)."""
     ctx, rules = context_for(case), rules_for(case)
     attempt = cards(case["input"]["throw"])
-    others = {seat(label): hand_of(cards(hand)) for label, hand in case["input"]["others"].items()}
-    verdict = check_lead(ctx, rules, hand=hand_of(attempt), lead=attempt, others=others)
+    listed = {seat(label): cards(hand) for label, hand in case["input"]["others"].items()}
+    others = {s: tuple(Counter(faces)[f] for f in range(54)) for s, faces in listed.items()}
+    if _two_decks(case):
+        verdict = check_lead(ctx, rules, hand=hand_of(attempt), lead=attempt, others=others)
+    else:
+        verdict = table_lead(ctx, rules, hand=attempt, lead=attempt, others=listed)
     expect = case["expect"]
     if isinstance(verdict, Illegal):
         assert (expect["ok"], expect["forced"]) == (False, None)
@@ -58,10 +76,21 @@ def test_throw(case: Case) -> None:
         assert beat.component == outcome.forced
 
 
-@pytest.mark.parametrize("case", cases("follow"))
+@pytest.mark.parametrize("case", cases("follow", tables=True))
 def test_follow(case: Case) -> None:
-    """R5: whether the follower may play this (R5.3 off under FOLLOW-SUIT-ONLY, R16.3)."""
+    """R5: whether the follower may play this (R5.3 off under FOLLOW-SUIT-ONLY, R16.3; R14.6's ladder)."""
     ctx = context_for(case)
+    if not _two_decks(case):
+        given = case["input"]
+        ladder = table_follow(
+            ctx,
+            rules_for(case),
+            hand=cards(given["hand"]),
+            lead=cards(given["lead"]),
+            play=cards(given["play"]),
+        )
+        assert isinstance(ladder, Legal) == case["expect"]["legal"], ladder
+        return
     verdict = check_follow(
         ctx,
         structure=rules_for(case).follow is FollowRule.STRUCTURE,
@@ -72,38 +101,49 @@ def test_follow(case: Case) -> None:
     assert isinstance(verdict, Legal) == case["expect"]["legal"], verdict
 
 
-def _resolve(case: Case, plays: list[list[str]], dealer: int = 0, **kwargs: Any):  # type: ignore[no-untyped-def]
-    return resolve_trick(
-        context_for(case), rules_for(case), leader=0, plays=[cards(p) for p in plays], dealer=dealer, **kwargs
-    )
+def _resolve(case: Case, plays: list[list[str]], dealer: int = 0, **kwargs: Any) -> TrickResult:
+    ctx, rules, faces = context_for(case), rules_for(case), [cards(p) for p in plays]
+    if not _two_decks(case):  # R14.8 with N plays; the sides of an odd table come with the line
+        sides = kwargs.pop("attackers", None) or attackers_of(case)
+        return table_trick(ctx, rules, leader=0, plays=faces, dealer=dealer, attackers=sides, **kwargs)
+    kwargs.pop("attackers", None)
+    return resolve_trick(ctx, rules, leader=0, plays=faces, dealer=dealer, **kwargs)
 
 
-@pytest.mark.parametrize("case", cases("trick"))
+@pytest.mark.parametrize("case", cases("trick", tables=True))
 def test_trick(case: Case) -> None:
     """R7: the winner and the trick's points."""
     result = _resolve(case, case["input"]["plays"])
     assert (result.winner, result.points) == (seat(case["expect"]["winner"]), case["expect"]["points"])
 
 
-@pytest.mark.parametrize("case", cases("ruff"))
+@pytest.mark.parametrize("case", cases("ruff", tables=True))
 def test_ruff(case: Case) -> None:
-    """R6: which plays are valid ruffs under the line's RUFF option, and who wins."""
+    """R6: which plays are valid ruffs under the line's RUFF option, and who wins (R14.7 on N seats)."""
     ctx, rules = context_for(case), rules_for(case)
     plays = [cards(p) for p in case["input"]["plays"]]
     result = _resolve(case, case["input"]["plays"])
     assert (result.winner, result.points) == (seat(case["expect"]["winner"]), case["expect"]["points"])
-    lead = decompose(ctx, plays[0])
-    valid = {f"P{i + 1}": ruff_key(ctx, rules, lead, plays[i]) != NO_KEY for i in (1, 2, 3)}
+    lead = _decompose(ctx, case, plays[0])
+    if _two_decks(case):
+        valid = {f"P{i + 1}": ruff_key(ctx, rules, lead, plays[i]) != NO_KEY for i in (1, 2, 3)}
+    else:
+        valid = {f"P{i + 1}": ruff_key_wide(ctx, lead, plays[i]) != NO_KEY for i in range(1, len(plays))}
     assert valid == case["expect"]["valid_ruff"]
 
 
-@pytest.mark.parametrize("case", cases("dig"))
+@pytest.mark.parametrize("case", cases("dig", tables=True))
 def test_dig(case: Case) -> None:
-    """R8.3–R8.5: the last trick's winner, its points, the multiplier and what the bottom adds."""
-    attackers = {seat(label) for label in case["input"]["attackers"]}
-    dealer = next(s for s in range(4) if s not in attackers)
+    """R8.3–R8.5: the last trick's winner, its points, the multiplier and what the bottom adds (R14.9)."""
+    attackers = frozenset(seat(label) for label in case["input"]["attackers"])
+    dealer = next(s for s in range(len(case["input"]["last_trick"])) if s not in attackers)
     result = _resolve(
-        case, case["input"]["last_trick"], dealer=dealer, last=True, bottom=cards(case["input"]["bottom"])
+        case,
+        case["input"]["last_trick"],
+        dealer=dealer,
+        last=True,
+        bottom=cards(case["input"]["bottom"]),
+        attackers=attackers,
     )
     assert result.dig is not None
     got = {

@@ -70,14 +70,33 @@ def all_cases() -> tuple[Case, ...]:
         return tuple(json.loads(line) for line in lines if line.strip())
 
 
-def cases(area: str) -> list[Any]:
-    """pytest params for one area, with the case id as the test id."""
-    return [pytest.param(case, id=case["id"]) for case in all_cases() if case["area"] == area]
+DEFAULT_TABLE = {"decks": 2, "seats": 4}
+"""R14: the table of a line without ``table``: two decks, four seats (CASES.md)."""
+
+
+def table_of(case: Case) -> tuple[int, int]:
+    """A line's table shape (decks, seats), R14; two and four when it names none."""
+    table = case.get("table", DEFAULT_TABLE)
+    return table["decks"], table["seats"]
+
+
+def cases(area: str, *, tables: bool = False) -> list[Any]:
+    """pytest params for one area, with the case id as the test id. Lines of other tables (R14) only
+    with ``tables``: a caller that can seat them asks for them."""
+    return [
+        pytest.param(case, id=case["id"])
+        for case in all_cases()
+        if case["area"] == area and (tables or table_of(case) == (2, 4))
+    ]
 
 
 def rules_for(case: Case) -> Rules:
-    """The ruleset a line asks for: the defaults with its ``opts`` applied."""
-    return dataclasses.replace(DEFAULT_RULES, **_changes(case))
+    """The ruleset a line asks for: the defaults with its ``opts`` applied, on its table (R14)."""
+    changes = _changes(case)
+    decks, seats = table_of(case)
+    if (decks, seats) != (2, 4):
+        changes.update(decks=decks, seats=seats)  # R14
+    return dataclasses.replace(DEFAULT_RULES, **changes)
 
 
 def table_rules_for(case: Case) -> Rules:
@@ -142,5 +161,12 @@ def multiset(names: list[str]) -> Counter[int]:
 
 
 def seat(label: str) -> int:
-    """'P1'..'P4' to 0..3 (play order of the trick)."""
-    return int(label[1]) - 1
+    """'P1'..'P8' to 0..7 (play order of the trick)."""
+    return int(label[1:]) - 1
+
+
+def attackers_of(case: Case) -> frozenset[int] | None:
+    """A trick line's attacking seats (R14.9): given on odd tables, whose sides come from R15; else None
+    (fixed partners). The winner and the points of a trick never depend on them."""
+    labels = case["input"].get("attackers")
+    return None if labels is None else frozenset(seat(label) for label in labels)

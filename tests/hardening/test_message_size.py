@@ -1,7 +1,7 @@
 """The default message limit: just above the largest legal request, and what it protects.
 
 ``services.sizes`` builds each RPC's largest legal request from the validation bounds; the default
-``--max-message-bytes`` is twice the largest of them, rounded up to 64 KiB (192 KiB, against gRPC's own
+``--max-message-bytes`` is twice the largest of them, rounded up to 64 KiB (384 KiB, against gRPC's own
 4 MiB). Each maximal request is judged by a server on the default limit (never refused by size), a
 byte more than the limit is, the largest real responses fit under it, and sixteen clients flooding
 the largest garbage the limit admits (and garbage just past it) keep every worker under 150 MiB while

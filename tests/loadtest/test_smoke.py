@@ -27,7 +27,7 @@ RUN_TIMEOUT = 60
 
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A small corpus: a few hands per frontend and a few stress positions."""
+    """A small corpus: a few hands per frontend and per other table, and a few stress positions."""
     directory = tmp_path_factory.mktemp("corpus")
     generate(directory, hands=6, stress=6)
     return directory
@@ -78,6 +78,17 @@ def test_a_backend_sending_batches(service: ServerProcess, corpus: Path, tmp_pat
     assert summary["methods"]["ValidatePlays"]["requests"] > 0
     assert summary["failures"] == 0, summary["errors"]
     assert set(summary["methods"]) == {"ValidatePlays"}
+
+
+def test_the_friends_table(service: ServerProcess, corpus: Path, tmp_path: Path) -> None:
+    """The three-deck, six-seat finding-friends table alone (R14, R15), fast enough to finish hands: the
+    bury, the plays, each trick with its sides and the per-seat settlement, every answer as scripted."""
+    args = ("--time", "5s", "--", "--think-time", "0.01", "FriendsTable")
+    code, summary = run_locust(service, corpus, tmp_path, *args)
+    assert code == 0, summary["errors"]
+    assert summary["failures"] == 0, summary["errors"]
+    assert {"ValidateBury", "ValidatePlay", "ResolveTrick", "SettleHand"} <= set(summary["methods"])
+    assert summary["methods"]["ResolveTrick"]["requests"] > summary["methods"]["SettleHand"]["requests"] > 0
 
 
 def test_a_wrong_expected_verdict_is_a_failure(service: ServerProcess, corpus: Path, tmp_path: Path) -> None:

@@ -17,7 +17,7 @@ def test_defaults() -> None:
     settings = config.parse([], env={})
     assert (settings.port, settings.metrics_port) == (50051, 9464)
     assert settings.worker_count == (os.cpu_count() or 1)
-    assert settings.max_message_bytes == 192 * 1024
+    assert settings.max_message_bytes == 384 * 1024
     assert settings.drain <= settings.grace_seconds
 
 

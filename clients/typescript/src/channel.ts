@@ -30,7 +30,7 @@ export const SERVICE_CONFIG = {
 } as const;
 
 /** The server's default message limit (`--max-message-bytes`): twice the largest legal request. */
-export const MAX_MESSAGE_BYTES = 192 * 1024;
+export const MAX_MESSAGE_BYTES = 384 * 1024;
 
 /**
  * A keepalive ping every minute while calls are open, the connection closed if one goes unanswered for

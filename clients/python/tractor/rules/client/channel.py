@@ -43,7 +43,7 @@ backoff is about a second). CANCELLED is retried too: a server that stops cancel
 its gRPC core in the instant of the stop, before any handler saw them (gRPC core's "zombie" calls; no
 server API avoids it), and an application's own cancel is never retried (gRPC stops retrying when the
 caller cancels)."""
-MAX_MESSAGE_BYTES: Final = 192 * 1024
+MAX_MESSAGE_BYTES: Final = 384 * 1024
 """The server's default message limit (``--max-message-bytes``): twice the largest legal request."""
 KEEPALIVE_TIME_MS: Final = 60_000
 KEEPALIVE_TIMEOUT_MS: Final = 20_000

@@ -8,7 +8,7 @@ Every request carries all it needs (the ruleset, the level rank, the contract, t
 the service keeps no state between calls. Errors:
 * a rule outcome (an illegal play, a rejected declaration, a failed throw) is status OK with the
   reason in the response;
-* a malformed request (an unknown card, more copies of a card than two decks hold, a hand of
+* a malformed request (an unknown card, more copies of a card than the decks hold, a hand of
   impossible size, a trick out of order, a seat out of range, an unknown ruleset option) is
   INVALID_ARGUMENT with google.rpc.BadRequest field violations naming each bad field by its path,
   e.g. "trick.plays[1].cards[0]";
@@ -555,7 +555,7 @@ class Trick(_message.Message):
     LEADER_FIELD_NUMBER: _builtins.int
     PLAYS_FIELD_NUMBER: _builtins.int
     leader: _builtins.int
-    """The seat that leads the trick, 0..3."""
+    """The seat that leads the trick, 0..seats-1."""
     @_builtins.property
     def plays(self) -> _containers.RepeatedCompositeFieldContainer[_types_pb2.SeatCards]:
         """The plays so far, in play order: the first is the leader's, each next seat follows in turn."""
@@ -593,14 +593,14 @@ class ValidatePlayRequest(_message.Message):
     contract: _types_pb2.Contract.ValueType
     """The trump suit or no-trump (required)."""
     seat: _builtins.int
-    """The seat playing, 0..3. With a non-empty trick it must be the next seat in turn."""
+    """The seat playing, 0..seats-1. With a non-empty trick it must be the next seat in turn."""
     @_builtins.property
     def ruleset(self) -> _types_pb2.Ruleset:
         """The rule variants."""
 
     @_builtins.property
     def hand(self) -> _containers.RepeatedScalarFieldContainer[_types_pb2.Card.ValueType]:
-        """The seat's whole hand before this play (1 to 25 cards)."""
+        """The seat's whole hand before this play (1 to 25 cards; up to the table's hand size, R14.2)."""
 
     @_builtins.property
     def cards(self) -> _containers.RepeatedScalarFieldContainer[_types_pb2.Card.ValueType]:
@@ -612,7 +612,9 @@ class ValidatePlayRequest(_message.Message):
 
     @_builtins.property
     def other_hands(self) -> _containers.RepeatedCompositeFieldContainer[_types_pb2.SeatCards]:
-        """For a lead only: the other three seats' hands. Required when the lead is a throw (R4.4)."""
+        """For a lead only: the other seats' hands (three on the rulebooks' table). Required when the lead is a
+        throw (R4.4).
+        """
 
     def __init__(
         self,
@@ -701,31 +703,46 @@ class ResolveTrickRequest(_message.Message):
     LAST_TRICK_FIELD_NUMBER: _builtins.int
     BOTTOM_FIELD_NUMBER: _builtins.int
     DEALER_FIELD_NUMBER: _builtins.int
+    FRIEND_CALLS_FIELD_NUMBER: _builtins.int
+    TRICKS_BEFORE_FIELD_NUMBER: _builtins.int
     level: _types_pb2.Rank.ValueType
     """The level rank L of the hand (required)."""
     contract: _types_pb2.Contract.ValueType
     """The trump suit or no-trump (required)."""
     leader: _builtins.int
-    """The seat that led, 0..3."""
+    """The seat that led, 0..seats-1."""
     last_trick: _builtins.bool
     """Whether this is the hand's last trick, which digs the bottom (R8.3)."""
     dealer: _builtins.int
-    """The dealer's seat, 0..3: it decides who the attackers are."""
+    """The dealer's seat, 0..seats-1: it decides who the attackers are (with the friend calls, R15)."""
     @_builtins.property
     def ruleset(self) -> _types_pb2.Ruleset:
         """The rule variants."""
 
     @_builtins.property
     def plays(self) -> _containers.RepeatedCompositeFieldContainer[_types_pb2.SeatCards]:
-        """Exactly four plays in play order, starting with the leader's, all of the lead's size."""
+        """Exactly one play per seat (four on the rulebooks' table) in play order, starting with the leader's, all
+        of the lead's size.
+        """
 
     @_builtins.property
     def hands(self) -> _containers.RepeatedCompositeFieldContainer[_types_pb2.SeatCards]:
-        """Optional: all four hands before the trick. When given, every play is also checked (ValidatePlay)."""
+        """Optional: every seat's hand before the trick. When given, every play is also checked (ValidatePlay)."""
 
     @_builtins.property
     def bottom(self) -> _containers.RepeatedScalarFieldContainer[_types_pb2.Card.ValueType]:
-        """The 8 buried cards; used only on the last trick."""
+        """The 8 buried cards (the table's bottom size, R14.2); used only on the last trick."""
+
+    @_builtins.property
+    def friend_calls(self) -> _containers.RepeatedCompositeFieldContainer[_types_pb2.FriendCall]:
+        """Finding friends (R15): the dealer's calls, as many as the ruleset's FRIEND-CALLS; empty otherwise."""
+
+    @_builtins.property
+    def tricks_before(self) -> _containers.RepeatedCompositeFieldContainer[Global___RecordedTrick]:
+        """Other tables (R15): the hand's finished tricks before this one, in order from the dealer's lead, each with
+        its winner: with the calls they decide who is on the dealer's side (R15.5-R15.8). Required under finding
+        friends (empty: this is the first trick); optional under fixed partners, checked when given.
+        """
 
     def __init__(
         self,
@@ -739,10 +756,12 @@ class ResolveTrickRequest(_message.Message):
         last_trick: _builtins.bool = ...,
         bottom: _abc.Iterable[_types_pb2.Card.ValueType] | None = ...,
         dealer: _builtins.int = ...,
+        friend_calls: _abc.Iterable[_types_pb2.FriendCall] | None = ...,
+        tricks_before: _abc.Iterable[Global___RecordedTrick] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["ruleset", b"ruleset"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bottom", b"bottom", "contract", b"contract", "dealer", b"dealer", "hands", b"hands", "last_trick", b"last_trick", "leader", b"leader", "level", b"level", "plays", b"plays", "ruleset", b"ruleset"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bottom", b"bottom", "contract", b"contract", "dealer", b"dealer", "friend_calls", b"friend_calls", "hands", b"hands", "last_trick", b"last_trick", "leader", b"leader", "level", b"level", "plays", b"plays", "ruleset", b"ruleset", "tricks_before", b"tricks_before"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -812,6 +831,8 @@ class ResolveTrickResponse(_message.Message):
     BOTTOM_POINTS_FIELD_NUMBER: _builtins.int
     BOTTOM_ADDED_FIELD_NUMBER: _builtins.int
     PLAYS_FIELD_NUMBER: _builtins.int
+    DEALER_SIDE_FIELD_NUMBER: _builtins.int
+    CALLS_FIELD_NUMBER: _builtins.int
     legal: _builtins.bool
     """False when hands were given and a play is illegal or the lead is a failed throw; the trick is then
     not resolved (winner and points are zero) and `message` says why.
@@ -836,6 +857,16 @@ class ResolveTrickResponse(_message.Message):
     def plays(self) -> _containers.RepeatedCompositeFieldContainer[Global___PlayJudgement]:
         """Each play in play order, the leader's first."""
 
+    @_builtins.property
+    def dealer_side(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Other tables (R14.9, R15.8): the seats on the dealer's side after this trick, ascending (0..seats-1);
+        every other seat attacks. Empty on the rulebooks' table and for a trick not resolved.
+        """
+
+    @_builtins.property
+    def calls(self) -> _containers.RepeatedCompositeFieldContainer[_types_pb2.FriendCallState]:
+        """Finding friends (R15.5, R15.6): each call after this trick, in call order: met or not, and by whom."""
+
     def __init__(
         self,
         *,
@@ -849,10 +880,12 @@ class ResolveTrickResponse(_message.Message):
         bottom_points: _builtins.int = ...,
         bottom_added: _builtins.int = ...,
         plays: _abc.Iterable[Global___PlayJudgement] | None = ...,
+        dealer_side: _abc.Iterable[_builtins.int] | None = ...,
+        calls: _abc.Iterable[_types_pb2.FriendCallState] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["attacker_points", b"attacker_points", "bottom_added", b"bottom_added", "bottom_points", b"bottom_points", "dig_multiplier", b"dig_multiplier", "legal", b"legal", "message", b"message", "plays", b"plays", "trick_points", b"trick_points", "winner", b"winner", "won_by", b"won_by"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["attacker_points", b"attacker_points", "bottom_added", b"bottom_added", "bottom_points", b"bottom_points", "calls", b"calls", "dealer_side", b"dealer_side", "dig_multiplier", b"dig_multiplier", "legal", b"legal", "message", b"message", "plays", b"plays", "trick_points", b"trick_points", "winner", b"winner", "won_by", b"won_by"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -922,14 +955,27 @@ class SettleHandRequest(_message.Message):
     TAO_DOU_FIELD_NUMBER: _builtins.int
     FAILED_THROWS_FIELD_NUMBER: _builtins.int
     LAST_TRICK_WINNER_FIELD_NUMBER: _builtins.int
+    SEAT_LEVELS_FIELD_NUMBER: _builtins.int
+    FRIEND_CALLS_FIELD_NUMBER: _builtins.int
+    TRICKS_FIELD_NUMBER: _builtins.int
+    DIG_POINTS_FIELD_NUMBER: _builtins.int
+    CONTRACT_FIELD_NUMBER: _builtins.int
     dealer: _builtins.int
-    """The seat that dealt this hand, 0..3."""
+    """The seat that dealt this hand, 0..seats-1."""
     dealer_team_level: _types_pb2.Rank.ValueType
     """The dealer team's level: the level rank played this hand (required)."""
     attacker_level: _types_pb2.Rank.ValueType
     """The attackers' level (required)."""
     score: _builtins.int
     """The attackers' final score, bottom included: a non-negative multiple of 5."""
+    dig_points: _builtins.int
+    """Other tables (R15.9): the bottom's points times the dig multiplier (R8.3-R8.5, R14.9), a multiple of 5;
+    added when the last trick's winner ends on the attacking side.
+    """
+    contract: _types_pb2.Contract.ValueType
+    """Finding friends (R15.4): the hand's trump suit or no-trump, which the calls' limits read; required there.
+    Other tables with fixed partners may leave it unset.
+    """
     @_builtins.property
     def ruleset(self) -> _types_pb2.Ruleset:
         """The rule variants."""
@@ -947,7 +993,24 @@ class SettleHandRequest(_message.Message):
     @_builtins.property
     def last_trick_winner(self) -> _types_pb2.SeatCards:
         """The seat that won the last trick and the cards it won with: what the jack rule (R16.4) reads. Ignored
-        without the rule.
+        without the rule, and on other tables (R14, R15), where `tricks` carries it.
+        """
+
+    @_builtins.property
+    def seat_levels(self) -> _containers.RepeatedScalarFieldContainer[_types_pb2.Rank.ValueType]:
+        """Other tables (decks other than 2, seats other than 4, or finding friends: R14, R15): each seat's level
+        before the hand, in seat order 0..seats-1; the dealer's is the hand's level. Required there, where the
+        two team levels above are not read.
+        """
+
+    @_builtins.property
+    def friend_calls(self) -> _containers.RepeatedCompositeFieldContainer[_types_pb2.FriendCall]:
+        """Finding friends (R15): the dealer's calls, as many as the ruleset's FRIEND-CALLS; empty otherwise."""
+
+    @_builtins.property
+    def tricks(self) -> _containers.RepeatedCompositeFieldContainer[Global___RecordedTrick]:
+        """Other tables (R15.8): every trick of the hand in order, each with its winner; the score is counted from
+        them by the final sides, and `score` is not read. Required there.
         """
 
     def __init__(
@@ -961,14 +1024,61 @@ class SettleHandRequest(_message.Message):
         tao_dou: Global___TaoDouStake | None = ...,
         failed_throws: _abc.Iterable[Global___FailedThrow] | None = ...,
         last_trick_winner: _types_pb2.SeatCards | None = ...,
+        seat_levels: _abc.Iterable[_types_pb2.Rank.ValueType] | None = ...,
+        friend_calls: _abc.Iterable[_types_pb2.FriendCall] | None = ...,
+        tricks: _abc.Iterable[Global___RecordedTrick] | None = ...,
+        dig_points: _builtins.int = ...,
+        contract: _types_pb2.Contract.ValueType = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["last_trick_winner", b"last_trick_winner", "ruleset", b"ruleset", "tao_dou", b"tao_dou"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["attacker_level", b"attacker_level", "dealer", b"dealer", "dealer_team_level", b"dealer_team_level", "failed_throws", b"failed_throws", "last_trick_winner", b"last_trick_winner", "ruleset", b"ruleset", "score", b"score", "tao_dou", b"tao_dou"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["attacker_level", b"attacker_level", "contract", b"contract", "dealer", b"dealer", "dealer_team_level", b"dealer_team_level", "dig_points", b"dig_points", "failed_throws", b"failed_throws", "friend_calls", b"friend_calls", "last_trick_winner", b"last_trick_winner", "ruleset", b"ruleset", "score", b"score", "seat_levels", b"seat_levels", "tao_dou", b"tao_dou", "tricks", b"tricks"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___SettleHandRequest: _TypeAlias = SettleHandRequest  # noqa: Y015
+
+@_typing.final
+class SeatLevel(_message.Message):
+    """One seat's level change on any table (R15.11)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    SIDE_FIELD_NUMBER: _builtins.int
+    LEVEL_BEFORE_FIELD_NUMBER: _builtins.int
+    GAIN_FIELD_NUMBER: _builtins.int
+    LEVEL_AFTER_FIELD_NUMBER: _builtins.int
+    GAINED_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat, 0..seats-1."""
+    side: _types_pb2.Side.ValueType
+    """The seat's side at the end of the hand."""
+    level_before: _types_pb2.Rank.ValueType
+    """The seat's level before the hand."""
+    gain: _builtins.int
+    """Levels its side earned for it (the table and any small-team bonus) before the caps; 0 for a loser."""
+    level_after: _types_pb2.Rank.ValueType
+    """The seat's level after the hand; RANK_UNSPECIFIED when it went past A (the game is over)."""
+    gained: _builtins.int
+    """Levels actually gained: the new level less the one it played from (2 after the jack rule)."""
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        side: _types_pb2.Side.ValueType = ...,
+        level_before: _types_pb2.Rank.ValueType = ...,
+        gain: _builtins.int = ...,
+        level_after: _types_pb2.Rank.ValueType = ...,
+        gained: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["gain", b"gain", "gained", b"gained", "level_after", b"level_after", "level_before", b"level_before", "seat", b"seat", "side", b"side"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SeatLevel: _TypeAlias = SeatLevel  # noqa: Y015
 
 @_typing.final
 class FailedThrow(_message.Message):
@@ -979,7 +1089,7 @@ class FailedThrow(_message.Message):
     SEAT_FIELD_NUMBER: _builtins.int
     CARDS_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
-    """The seat that tried the throw, 0..3."""
+    """The seat that tried the throw, 0..seats-1."""
     cards: _builtins.int
     """The cards of the whole attempt, 2..25."""
     def __init__(
@@ -1064,6 +1174,12 @@ class SettleHandResponse(_message.Message):
     COINS_FIELD_NUMBER: _builtins.int
     THROW_PENALTY_FIELD_NUMBER: _builtins.int
     BACK_TO_TWO_FIELD_NUMBER: _builtins.int
+    SEATS_FIELD_NUMBER: _builtins.int
+    DEALER_SIDE_FIELD_NUMBER: _builtins.int
+    CALLS_FIELD_NUMBER: _builtins.int
+    SMALL_TEAM_FIELD_NUMBER: _builtins.int
+    SMALL_TEAM_BONUS_FIELD_NUMBER: _builtins.int
+    TABLE_SCORE_FIELD_NUMBER: _builtins.int
     winner: _types_pb2.Side.ValueType
     """The side that won the hand: the dealer team below 80 points, the attackers from 80 (R9.2)."""
     levels_gained: _builtins.int
@@ -1092,9 +1208,33 @@ class SettleHandResponse(_message.Message):
     """
     back_to_two: _builtins.bool
     """The jack rule (R16.4, 勾J): the dealer team was reset to 2 before the hand's level changes applied."""
+    small_team: _builtins.bool
+    """Finding friends: the dealer's side ended with fewer seats than one plus the calls (R15.7)."""
+    small_team_bonus: _builtins.bool
+    """Finding friends: the small team won and gained one more level (R15.12)."""
+    table_score: _builtins.int
+    """Other tables: the attackers' final score, counted from the tricks by the final sides with the dig and
+    the failed-throw penalty (R15.8, R15.9, R16.2); it may be below 0. 0 on the rulebooks' table.
+    """
     @_builtins.property
     def coins(self) -> Global___CoinSettlement:
         """The coin settlement, when the request had a stake."""
+
+    @_builtins.property
+    def seats(self) -> _containers.RepeatedCompositeFieldContainer[Global___SeatLevel]:
+        """Other tables (R14, R15): each seat's level change, in seat order 0..seats-1; empty on the rulebooks'
+        table, whose answer is the team fields above. There `levels_gained` is the table's g, `take_over`
+        whether the attackers won, `next_dealer` and `next_level` R15.13's; the team fields (levels after,
+        effective gain, game winner, score coefficient, coins) are unset.
+        """
+
+    @_builtins.property
+    def dealer_side(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Other tables: the seats on the dealer's side at the end of the hand, ascending (R15.8)."""
+
+    @_builtins.property
+    def calls(self) -> _containers.RepeatedCompositeFieldContainer[_types_pb2.FriendCallState]:
+        """Finding friends: each call at the end of the hand, in call order (R15.5-R15.7)."""
 
     def __init__(
         self,
@@ -1113,10 +1253,16 @@ class SettleHandResponse(_message.Message):
         coins: Global___CoinSettlement | None = ...,
         throw_penalty: _builtins.int = ...,
         back_to_two: _builtins.bool = ...,
+        seats: _abc.Iterable[Global___SeatLevel] | None = ...,
+        dealer_side: _abc.Iterable[_builtins.int] | None = ...,
+        calls: _abc.Iterable[_types_pb2.FriendCallState] | None = ...,
+        small_team: _builtins.bool = ...,
+        small_team_bonus: _builtins.bool = ...,
+        table_score: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["coins", b"coins"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["attacker_level_after", b"attacker_level_after", "back_to_two", b"back_to_two", "coins", b"coins", "dealer_team_level_after", b"dealer_team_level_after", "effective_levels_gained", b"effective_levels_gained", "game_over", b"game_over", "game_winner", b"game_winner", "levels_gained", b"levels_gained", "next_dealer", b"next_dealer", "next_level", b"next_level", "score_coefficient", b"score_coefficient", "take_over", b"take_over", "throw_penalty", b"throw_penalty", "winner", b"winner"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["attacker_level_after", b"attacker_level_after", "back_to_two", b"back_to_two", "calls", b"calls", "coins", b"coins", "dealer_side", b"dealer_side", "dealer_team_level_after", b"dealer_team_level_after", "effective_levels_gained", b"effective_levels_gained", "game_over", b"game_over", "game_winner", b"game_winner", "levels_gained", b"levels_gained", "next_dealer", b"next_dealer", "next_level", b"next_level", "score_coefficient", b"score_coefficient", "seats", b"seats", "small_team", b"small_team", "small_team_bonus", b"small_team_bonus", "table_score", b"table_score", "take_over", b"take_over", "throw_penalty", b"throw_penalty", "winner", b"winner"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -1473,7 +1619,7 @@ class ValidateBuryRequest(_message.Message):
 
     @_builtins.property
     def hand(self) -> _containers.RepeatedScalarFieldContainer[_types_pb2.Card.ValueType]:
-        """The dealer's 33 cards after taking the bottom (R11.1)."""
+        """The dealer's 33 cards after taking the bottom (R11.1); on other tables his hand and the bottom (R14.2)."""
 
     @_builtins.property
     def bury(self) -> _containers.RepeatedScalarFieldContainer[_types_pb2.Card.ValueType]:
@@ -1550,7 +1696,7 @@ class ListLegalPlaysRequest(_message.Message):
     contract: _types_pb2.Contract.ValueType
     """The trump suit or no-trump (required)."""
     seat: _builtins.int
-    """The seat to play, 0..3. With a non-empty trick it must be the next seat in turn."""
+    """The seat to play, 0..3 (this RPC answers on the rulebooks' table only, R14.10). With a non-empty trick it must be the next seat in turn."""
     max_plays: _builtins.int
     """The most plays to return, 1..1000; 0 means 100."""
     rank: _builtins.bool
@@ -1686,7 +1832,7 @@ class SuggestPlayRequest(_message.Message):
     contract: _types_pb2.Contract.ValueType
     """The trump suit or no-trump (required)."""
     seat: _builtins.int
-    """The seat to play, 0..3. With a non-empty trick it must be the next seat in turn."""
+    """The seat to play, 0..3 (this RPC answers on the rulebooks' table only, R14.10). With a non-empty trick it must be the next seat in turn."""
     policy: Global___PlayPolicy.ValueType
     """How to choose the play; unspecified means PLAY_POLICY_STRONG."""
     seed: _builtins.int
@@ -1825,9 +1971,14 @@ class RecordedTrick(_message.Message):
 
     PLAYS_FIELD_NUMBER: _builtins.int
     ATTEMPTED_LEAD_FIELD_NUMBER: _builtins.int
+    WINNER_FIELD_NUMBER: _builtins.int
+    winner: _builtins.int
+    """The seat, 0..seats-1, that won the trick (R7.4). Read only where the winners are an input: finding
+    friends and other tables (ResolveTrick.tricks_before, SettleHand.tricks; R15.15), where it is required.
+    """
     @_builtins.property
     def plays(self) -> _containers.RepeatedCompositeFieldContainer[_types_pb2.SeatCards]:
-        """The four plays in play order from the trick's leader: the dealer leads the first trick and each
+        """One play per seat (four on the rulebooks' table) in play order from the trick's leader: the dealer leads the first trick and each
         trick's winner the next (R4.1, R7.4). Seats must follow the turn order. A failed throw is recorded
         as the forced component actually led.
         """
@@ -1841,12 +1992,15 @@ class RecordedTrick(_message.Message):
         *,
         plays: _abc.Iterable[_types_pb2.SeatCards] | None = ...,
         attempted_lead: _abc.Iterable[_types_pb2.Card.ValueType] | None = ...,
+        winner: _builtins.int | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_winner", b"_winner", "winner", b"winner"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["attempted_lead", b"attempted_lead", "plays", b"plays"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_winner", b"_winner", "attempted_lead", b"attempted_lead", "plays", b"plays", "winner", b"winner"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    def WhichOneof(self, oneof_group: _Never) -> None: ...
+    _WhichOneofReturnType__winner: _TypeAlias = _typing.Literal["winner"]  # noqa: Y015
+    _WhichOneofArgType__winner: _TypeAlias = _typing.Literal["_winner", b"_winner"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__winner) -> _WhichOneofReturnType__winner | None: ...
 
 Global___RecordedTrick: _TypeAlias = RecordedTrick  # noqa: Y015
 

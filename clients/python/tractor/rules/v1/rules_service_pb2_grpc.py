@@ -147,7 +147,8 @@ class RulesServiceServicer(object):
         raise NotImplementedError('Method not implemented!')
 
     def ValidateBury(self, request, context):
-        """Is this bury legal (exactly 8 of the dealer's 33 cards, R11)?
+        """Is this bury legal (exactly 8 of the dealer's 33 cards, R11; the table's bottom size of its hand and
+        bottom on other tables, R14.2)?
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -8,7 +8,7 @@ Every request carries all it needs (the ruleset, the level rank, the contract, t
 the service keeps no state between calls. Errors:
 * a rule outcome (an illegal play, a rejected declaration, a failed throw) is status OK with the
   reason in the response;
-* a malformed request (an unknown card, more copies of a card than two decks hold, a hand of
+* a malformed request (an unknown card, more copies of a card than the decks hold, a hand of
   impossible size, a trick out of order, a seat out of range, an unknown ruleset option) is
   INVALID_ARGUMENT with google.rpc.BadRequest field violations naming each bad field by its path,
   e.g. "trick.plays[1].cards[0]";
@@ -56,7 +56,9 @@ class RulesServiceStub:
     ValidateDeclaration: _grpc.UnaryUnaryMultiCallable[_rules_service_pb2.ValidateDeclarationRequest, _rules_service_pb2.ValidateDeclarationResponse]
     """Replays a deal's trump declarations: each act accepted or rejected, the contract, O and the dealer."""
     ValidateBury: _grpc.UnaryUnaryMultiCallable[_rules_service_pb2.ValidateBuryRequest, _rules_service_pb2.ValidateBuryResponse]
-    """Is this bury legal (exactly 8 of the dealer's 33 cards, R11)?"""
+    """Is this bury legal (exactly 8 of the dealer's 33 cards, R11; the table's bottom size of its hand and
+    bottom on other tables, R14.2)?
+    """
     ListLegalPlays: _grpc.UnaryUnaryMultiCallable[_rules_service_pb2.ListLegalPlaysRequest, _rules_service_pb2.ListLegalPlaysResponse]
     """Every legal play for a seat, as far as the request's limit allows."""
     SuggestPlay: _grpc.UnaryUnaryMultiCallable[_rules_service_pb2.SuggestPlayRequest, _rules_service_pb2.SuggestPlayResponse]
@@ -92,7 +94,9 @@ class RulesServiceAsyncStub(RulesServiceStub):
     ValidateDeclaration: _aio.UnaryUnaryMultiCallable[_rules_service_pb2.ValidateDeclarationRequest, _rules_service_pb2.ValidateDeclarationResponse]  # type: ignore[assignment]
     """Replays a deal's trump declarations: each act accepted or rejected, the contract, O and the dealer."""
     ValidateBury: _aio.UnaryUnaryMultiCallable[_rules_service_pb2.ValidateBuryRequest, _rules_service_pb2.ValidateBuryResponse]  # type: ignore[assignment]
-    """Is this bury legal (exactly 8 of the dealer's 33 cards, R11)?"""
+    """Is this bury legal (exactly 8 of the dealer's 33 cards, R11; the table's bottom size of its hand and
+    bottom on other tables, R14.2)?
+    """
     ListLegalPlays: _aio.UnaryUnaryMultiCallable[_rules_service_pb2.ListLegalPlaysRequest, _rules_service_pb2.ListLegalPlaysResponse]  # type: ignore[assignment]
     """Every legal play for a seat, as far as the request's limit allows."""
     SuggestPlay: _aio.UnaryUnaryMultiCallable[_rules_service_pb2.SuggestPlayRequest, _rules_service_pb2.SuggestPlayResponse]  # type: ignore[assignment]
@@ -161,7 +165,9 @@ class RulesServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _rules_service_pb2.ValidateBuryRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_rules_service_pb2.ValidateBuryResponse, _abc.Awaitable[_rules_service_pb2.ValidateBuryResponse]]:
-        """Is this bury legal (exactly 8 of the dealer's 33 cards, R11)?"""
+        """Is this bury legal (exactly 8 of the dealer's 33 cards, R11; the table's bottom size of its hand and
+        bottom on other tables, R14.2)?
+        """
 
     @_abc_1.abstractmethod
     def ListLegalPlays(

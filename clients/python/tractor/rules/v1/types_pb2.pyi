@@ -5,12 +5,14 @@ Shared vocabulary of the Tractor (拖拉机, two-deck Shengji) rules contract: c
 contract, the ruleset, seats and the shapes of plays. Rule ids (R4.4, R9.5, ...) refer to RULES.md.
 
 Conventions used by every message:
-* Seats are 0..3 in turn order; partners sit opposite (0 and 2, 1 and 3).
+* Seats are 0..seats-1 in turn order (`Ruleset.seats`; 0..3 on the rulebooks' four-seat table, where
+  partners sit opposite: 0 and 2, 1 and 3). Other tables (R14) have fixed partners every other seat or
+  find friends (R15).
 * A card is a `Card` enum value: packed varints on the wire, names such as "CARD_SA" in the JSON
   mapping. The name is "CARD_" plus the RULES.md R0.2 notation in upper case, so the jack of spades
   is CARD_SJACK and CARD_SJ is the small joker.
 * A hand, a play or the bottom is a list of cards with repeats (a face appears at most twice in two
-  decks). The order of a list never matters to the service.
+  decks, at most D times in D decks, R14.1). The order of a list never matters to the service.
 * A zero enum value (`*_UNSPECIFIED`) means "not given"; where a request needs a value, leaving it
   unspecified is an INVALID_ARGUMENT.
 """
@@ -788,6 +790,82 @@ decides; singles count only in a throw of singles (rbtying/shengji's TrickUnitLe
 """
 Global___ThrowRuffCompare: _TypeAlias = ThrowRuffCompare  # noqa: Y015
 
+class _Partners:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _PartnersEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Partners.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    PARTNERS_UNSPECIFIED: _Partners.ValueType  # 0
+    """The preset's value (every preset: fixed)."""
+    PARTNERS_FIXED: _Partners.ValueType  # 1
+    """Every other seat from the dealer is on his side (R1.5 at four seats); an even table only."""
+    PARTNERS_FRIENDS: _Partners.ValueType  # 2
+    """Finding friends (找朋友): the dealer calls cards, whoever plays a called copy joins his side."""
+
+class Partners(_Partners, metaclass=_PartnersEnumTypeWrapper):
+    """PARTNERS (R15.1): how the seats form the two sides of a hand."""
+
+PARTNERS_UNSPECIFIED: Partners.ValueType  # 0
+"""The preset's value (every preset: fixed)."""
+PARTNERS_FIXED: Partners.ValueType  # 1
+"""Every other seat from the dealer is on his side (R1.5 at four seats); an even table only."""
+PARTNERS_FRIENDS: Partners.ValueType  # 2
+"""Finding friends (找朋友): the dealer calls cards, whoever plays a called copy joins his side."""
+Global___Partners: _TypeAlias = Partners  # noqa: Y015
+
+class _FriendLimit:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _FriendLimitEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_FriendLimit.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    FRIEND_LIMIT_UNSPECIFIED: _FriendLimit.ValueType  # 0
+    """No limit: never valid in a list of limits."""
+    FRIEND_LIMIT_TRUMPS: _FriendLimit.ValueType  # 1
+    """Jokers, level cards and the trump suit (every preset's only limit)."""
+    FRIEND_LIMIT_TOP: _FriendLimit.ValueType  # 2
+    """The strongest card of its category: a plain suit's A (K at level A), BJ among trumps."""
+    FRIEND_LIMIT_POINTS: _FriendLimit.ValueType  # 3
+    """5, 10 and K; a K stays callable at level A."""
+
+class FriendLimit(_FriendLimit, metaclass=_FriendLimitEnumTypeWrapper):
+    """FRIEND-LIMITS (R15.4): a kind of card the dealer may not call."""
+
+FRIEND_LIMIT_UNSPECIFIED: FriendLimit.ValueType  # 0
+"""No limit: never valid in a list of limits."""
+FRIEND_LIMIT_TRUMPS: FriendLimit.ValueType  # 1
+"""Jokers, level cards and the trump suit (every preset's only limit)."""
+FRIEND_LIMIT_TOP: FriendLimit.ValueType  # 2
+"""The strongest card of its category: a plain suit's A (K at level A), BJ among trumps."""
+FRIEND_LIMIT_POINTS: FriendLimit.ValueType  # 3
+"""5, 10 and K; a K stays callable at level A."""
+Global___FriendLimit: _TypeAlias = FriendLimit  # noqa: Y015
+
+class _MultipleJoin:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _MultipleJoinEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_MultipleJoin.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    MULTIPLE_JOIN_UNSPECIFIED: _MultipleJoin.ValueType  # 0
+    """The preset's value (every preset: spent)."""
+    MULTIPLE_JOIN_SPENT: _MultipleJoin.ValueType  # 1
+    """The copy uses the call up and nobody joins."""
+    MULTIPLE_JOIN_PASSES_ON: _MultipleJoin.ValueType  # 2
+    """The call waits for the next copy played by a seat outside the dealer's side."""
+
+class MultipleJoin(_MultipleJoin, metaclass=_MultipleJoinEnumTypeWrapper):
+    """MULTIPLE-JOIN (R15.6): a called copy played by a seat already on the dealer's side."""
+
+MULTIPLE_JOIN_UNSPECIFIED: MultipleJoin.ValueType  # 0
+"""The preset's value (every preset: spent)."""
+MULTIPLE_JOIN_SPENT: MultipleJoin.ValueType  # 1
+"""The copy uses the call up and nobody joins."""
+MULTIPLE_JOIN_PASSES_ON: MultipleJoin.ValueType  # 2
+"""The call waits for the next copy played by a seat outside the dealer's side."""
+Global___MultipleJoin: _TypeAlias = MultipleJoin  # noqa: Y015
+
 class _Shape:
     ValueType = _typing.NewType("ValueType", _builtins.int)
     V: _TypeAlias = ValueType  # noqa: Y015
@@ -837,7 +915,11 @@ class _ComponentTypeEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Compone
     COMPONENT_TYPE_PAIR: _ComponentType.ValueType  # 2
     """Two copies of one face."""
     COMPONENT_TYPE_TRACTOR: _ComponentType.ValueType  # 3
-    """A k-tractor, k >= 2."""
+    """A k-tractor, k >= 2 (of pairs; of triples or quadruples on more decks: see `Component.width`)."""
+    COMPONENT_TYPE_TRIPLE: _ComponentType.ValueType  # 4
+    """Three copies of one face (three or more decks, R14.3)."""
+    COMPONENT_TYPE_QUADRUPLE: _ComponentType.ValueType  # 5
+    """Four copies of one face (four decks, R14.3)."""
 
 class ComponentType(_ComponentType, metaclass=_ComponentTypeEnumTypeWrapper):
     """The kind of one component of a play."""
@@ -849,7 +931,11 @@ COMPONENT_TYPE_SINGLE: ComponentType.ValueType  # 1
 COMPONENT_TYPE_PAIR: ComponentType.ValueType  # 2
 """Two copies of one face."""
 COMPONENT_TYPE_TRACTOR: ComponentType.ValueType  # 3
-"""A k-tractor, k >= 2."""
+"""A k-tractor, k >= 2 (of pairs; of triples or quadruples on more decks: see `Component.width`)."""
+COMPONENT_TYPE_TRIPLE: ComponentType.ValueType  # 4
+"""Three copies of one face (three or more decks, R14.3)."""
+COMPONENT_TYPE_QUADRUPLE: ComponentType.ValueType  # 5
+"""Four copies of one face (four decks, R14.3)."""
 Global___ComponentType: _TypeAlias = ComponentType  # noqa: Y015
 
 class _Violation:
@@ -1009,6 +1095,13 @@ class Ruleset(_message.Message):
     JACK_RULE_FIELD_NUMBER: _builtins.int
     NO_BID_FIELD_NUMBER: _builtins.int
     THROW_RUFF_COMPARE_FIELD_NUMBER: _builtins.int
+    DECKS_FIELD_NUMBER: _builtins.int
+    SEATS_FIELD_NUMBER: _builtins.int
+    PARTNERS_FIELD_NUMBER: _builtins.int
+    FRIEND_CALLS_FIELD_NUMBER: _builtins.int
+    FRIEND_LIMITS_FIELD_NUMBER: _builtins.int
+    MULTIPLE_JOIN_FIELD_NUMBER: _builtins.int
+    SMALL_TEAM_BONUS_FIELD_NUMBER: _builtins.int
     preset: _builtins.str
     """The preset: "default" (RULES.md's recommended defaults), "rulebook-000", "rulebook-001" (the same
     rules as 000) or "rulebook-003". Empty means "default". Any other name is INVALID_ARGUMENT.
@@ -1049,6 +1142,28 @@ class Ruleset(_message.Message):
     """THROW-RUFF override (R16.7). ALL and TRICK_UNIT_LENGTH with RUFF-COUNT (the ruleset's own or its
     preset's) are INVALID_ARGUMENT.
     """
+    decks: _builtins.int
+    """TABLE (R14): the decks in play, 2..4; 0 (unset) means the preset's 2. More than two decks need
+    RUFF-COVER (R14.7). On a table other than two decks and four seats, ValidatePlay, ResolveTrick,
+    SettleHand and ValidateBury answer; the other RPCs, and coins, are INVALID_ARGUMENT naming `ruleset.decks`
+    or `ruleset.seats` (R14.10); COINS is inert there.
+    """
+    seats: _builtins.int
+    """TABLE (R14): the seats at the table, 4..8; 0 (unset) means the preset's 4. An odd table needs
+    PARTNERS_FRIENDS (R15.1).
+    """
+    partners: Global___Partners.ValueType
+    """PARTNERS override (R15.1): fixed partners or finding friends."""
+    friend_calls: _builtins.int
+    """FRIEND-CALLS override (R15.2): how many friends the dealer calls, 0..seats-2; unset means seats / 2 - 1.
+    Read only with PARTNERS_FRIENDS.
+    """
+    multiple_join: Global___MultipleJoin.ValueType
+    """MULTIPLE-JOIN override (R15.6)."""
+    small_team_bonus: _builtins.bool
+    """SMALL-TEAM-BONUS override (R15.12): whether a dealer's side smaller than called that wins gains one more
+    level; unset keeps the preset's (every preset: on).
+    """
     @_builtins.property
     def must_play(self) -> Global___MustPlay:
         """MUST-PLAY override: when present (even with no levels) it replaces the preset's set."""
@@ -1056,6 +1171,10 @@ class Ruleset(_message.Message):
     @_builtins.property
     def level_table(self) -> Global___LevelTable:
         """LEVEL-TABLE override (R9.1): when present, its set fields replace the preset's table parameters."""
+
+    @_builtins.property
+    def friend_limits(self) -> Global___FriendLimits:
+        """FRIEND-LIMITS override (R15.4): when present (even with no limits) it replaces the preset's set."""
 
     def __init__(
         self,
@@ -1079,16 +1198,129 @@ class Ruleset(_message.Message):
         jack_rule: Global___JackRule.ValueType = ...,
         no_bid: Global___NoBid.ValueType = ...,
         throw_ruff_compare: Global___ThrowRuffCompare.ValueType = ...,
+        decks: _builtins.int = ...,
+        seats: _builtins.int = ...,
+        partners: Global___Partners.ValueType = ...,
+        friend_calls: _builtins.int | None = ...,
+        friend_limits: Global___FriendLimits | None = ...,
+        multiple_join: Global___MultipleJoin.ValueType = ...,
+        small_team_bonus: _builtins.bool | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_coins", b"_coins", "coins", b"coins", "level_table", b"level_table", "must_play", b"must_play"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_coins", b"_coins", "_friend_calls", b"_friend_calls", "_small_team_bonus", b"_small_team_bonus", "coins", b"coins", "friend_calls", b"friend_calls", "friend_limits", b"friend_limits", "level_table", b"level_table", "must_play", b"must_play", "small_team_bonus", b"small_team_bonus"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_coins", b"_coins", "bid_set", b"bid_set", "bid_stages", b"bid_stages", "coins", b"coins", "dig_multiplier", b"dig_multiplier", "dig_shape", b"dig_shape", "end_rule", b"end_rule", "first_dealer", b"first_dealer", "follow_rule", b"follow_rule", "jack_rule", b"jack_rule", "joker_overturn", b"joker_overturn", "level_table", b"level_table", "must_play", b"must_play", "no_bid", b"no_bid", "preset", b"preset", "ruff_structure", b"ruff_structure", "throw_check", b"throw_check", "throw_penalty", b"throw_penalty", "throw_penalty_points", b"throw_penalty_points", "throw_ruff_compare", b"throw_ruff_compare"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_coins", b"_coins", "_friend_calls", b"_friend_calls", "_small_team_bonus", b"_small_team_bonus", "bid_set", b"bid_set", "bid_stages", b"bid_stages", "coins", b"coins", "decks", b"decks", "dig_multiplier", b"dig_multiplier", "dig_shape", b"dig_shape", "end_rule", b"end_rule", "first_dealer", b"first_dealer", "follow_rule", b"follow_rule", "friend_calls", b"friend_calls", "friend_limits", b"friend_limits", "jack_rule", b"jack_rule", "joker_overturn", b"joker_overturn", "level_table", b"level_table", "multiple_join", b"multiple_join", "must_play", b"must_play", "no_bid", b"no_bid", "partners", b"partners", "preset", b"preset", "ruff_structure", b"ruff_structure", "seats", b"seats", "small_team_bonus", b"small_team_bonus", "throw_check", b"throw_check", "throw_penalty", b"throw_penalty", "throw_penalty_points", b"throw_penalty_points", "throw_ruff_compare", b"throw_ruff_compare"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__coins: _TypeAlias = _typing.Literal["coins"]  # noqa: Y015
     _WhichOneofArgType__coins: _TypeAlias = _typing.Literal["_coins", b"_coins"]  # noqa: Y015
+    _WhichOneofReturnType__friend_calls: _TypeAlias = _typing.Literal["friend_calls"]  # noqa: Y015
+    _WhichOneofArgType__friend_calls: _TypeAlias = _typing.Literal["_friend_calls", b"_friend_calls"]  # noqa: Y015
+    _WhichOneofReturnType__small_team_bonus: _TypeAlias = _typing.Literal["small_team_bonus"]  # noqa: Y015
+    _WhichOneofArgType__small_team_bonus: _TypeAlias = _typing.Literal["_small_team_bonus", b"_small_team_bonus"]  # noqa: Y015
+    @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__coins) -> _WhichOneofReturnType__coins | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__friend_calls) -> _WhichOneofReturnType__friend_calls | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__small_team_bonus) -> _WhichOneofReturnType__small_team_bonus | None: ...
 
 Global___Ruleset: _TypeAlias = Ruleset  # noqa: Y015
+
+@_typing.final
+class FriendLimits(_message.Message):
+    """FRIEND-LIMITS (R15.4): the kinds of card the dealer may not call; an empty list means none."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    LIMITS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def limits(self) -> _containers.RepeatedScalarFieldContainer[Global___FriendLimit.ValueType]:
+        """The limits, each at most once."""
+
+    def __init__(
+        self,
+        *,
+        limits: _abc.Iterable[Global___FriendLimit.ValueType] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["limits", b"limits"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___FriendLimits: _TypeAlias = FriendLimits  # noqa: Y015
+
+@_typing.final
+class FriendCall(_message.Message):
+    """One friend call (R15.3): "the copy-th card played joins me"."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    CARD_FIELD_NUMBER: _builtins.int
+    COPY_FIELD_NUMBER: _builtins.int
+    card: Global___Card.ValueType
+    """The called card (required)."""
+    copy: _builtins.int
+    """Which copy, counted from 1 in play order: 1..decks."""
+    def __init__(
+        self,
+        *,
+        card: Global___Card.ValueType = ...,
+        copy: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["card", b"card", "copy", b"copy"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___FriendCall: _TypeAlias = FriendCall  # noqa: Y015
+
+@_typing.final
+class FriendCallState(_message.Message):
+    """Where one friend call stands after a trick (R15.5, R15.6)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    CALL_FIELD_NUMBER: _builtins.int
+    PLAYED_FIELD_NUMBER: _builtins.int
+    MET_BY_FIELD_NUMBER: _builtins.int
+    TRICK_FIELD_NUMBER: _builtins.int
+    JOINED_FIELD_NUMBER: _builtins.int
+    played: _builtins.int
+    """Copies of the called card played so far (counting stops once the call is met)."""
+    met_by: _builtins.int
+    """The seat, 0..seats-1, whose copy met the call; absent while it is open."""
+    trick: _builtins.int
+    """The index, 0-based, of the trick in which it was met; absent while it is open."""
+    joined: _builtins.bool
+    """Whether meeting it brought a seat onto the dealer's side (false for a copy spent by a seat already there)."""
+    @_builtins.property
+    def call(self) -> Global___FriendCall:
+        """The call."""
+
+    def __init__(
+        self,
+        *,
+        call: Global___FriendCall | None = ...,
+        played: _builtins.int = ...,
+        met_by: _builtins.int | None = ...,
+        trick: _builtins.int | None = ...,
+        joined: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_met_by", b"_met_by", "_trick", b"_trick", "call", b"call", "met_by", b"met_by", "trick", b"trick"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_met_by", b"_met_by", "_trick", b"_trick", "call", b"call", "joined", b"joined", "met_by", b"met_by", "played", b"played", "trick", b"trick"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__met_by: _TypeAlias = _typing.Literal["met_by"]  # noqa: Y015
+    _WhichOneofArgType__met_by: _TypeAlias = _typing.Literal["_met_by", b"_met_by"]  # noqa: Y015
+    _WhichOneofReturnType__trick: _TypeAlias = _typing.Literal["trick"]  # noqa: Y015
+    _WhichOneofArgType__trick: _TypeAlias = _typing.Literal["_trick", b"_trick"]  # noqa: Y015
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__met_by) -> _WhichOneofReturnType__met_by | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__trick) -> _WhichOneofReturnType__trick | None: ...
+
+Global___FriendCallState: _TypeAlias = FriendCallState  # noqa: Y015
 
 @_typing.final
 class SeatCards(_message.Message):
@@ -1099,7 +1331,7 @@ class SeatCards(_message.Message):
     SEAT_FIELD_NUMBER: _builtins.int
     CARDS_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
-    """The seat, 0..3."""
+    """The seat, 0..seats-1."""
     @_builtins.property
     def cards(self) -> _containers.RepeatedScalarFieldContainer[Global___Card.ValueType]:
         """The cards, with repeats."""
@@ -1120,17 +1352,22 @@ Global___SeatCards: _TypeAlias = SeatCards  # noqa: Y015
 
 @_typing.final
 class Component(_message.Message):
-    """One single, pair or tractor inside a play (R3.6 decomposition)."""
+    """One single, pair, triple, quadruple or tractor inside a play (R3.6 decomposition; R14.3 on more decks)."""
 
     DESCRIPTOR: _descriptor.Descriptor
 
     TYPE_FIELD_NUMBER: _builtins.int
     PAIRS_FIELD_NUMBER: _builtins.int
     CARDS_FIELD_NUMBER: _builtins.int
+    WIDTH_FIELD_NUMBER: _builtins.int
     type: Global___ComponentType.ValueType
     """Single, pair or tractor."""
     pairs: _builtins.int
     """The grade: 0 for a single, 1 for a pair, k for a k-tractor."""
+    width: _builtins.int
+    """Copies of each face in it, 1..4: set on tables of more than two decks (R14.3), where `pairs` counts the
+    rungs of a pair, triple or quadruple unit (1 for the unit, k for a k-tractor of them); 0 on two decks.
+    """
     @_builtins.property
     def cards(self) -> _containers.RepeatedScalarFieldContainer[Global___Card.ValueType]:
         """The component's cards, strongest first."""
@@ -1141,10 +1378,11 @@ class Component(_message.Message):
         type: Global___ComponentType.ValueType = ...,
         pairs: _builtins.int = ...,
         cards: _abc.Iterable[Global___Card.ValueType] | None = ...,
+        width: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["cards", b"cards", "pairs", b"pairs", "type", b"type"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["cards", b"cards", "pairs", b"pairs", "type", b"type", "width", b"width"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

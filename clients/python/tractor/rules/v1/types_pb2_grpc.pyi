@@ -5,12 +5,14 @@ Shared vocabulary of the Tractor (拖拉机, two-deck Shengji) rules contract: c
 contract, the ruleset, seats and the shapes of plays. Rule ids (R4.4, R9.5, ...) refer to RULES.md.
 
 Conventions used by every message:
-* Seats are 0..3 in turn order; partners sit opposite (0 and 2, 1 and 3).
+* Seats are 0..seats-1 in turn order (`Ruleset.seats`; 0..3 on the rulebooks' four-seat table, where
+  partners sit opposite: 0 and 2, 1 and 3). Other tables (R14) have fixed partners every other seat or
+  find friends (R15).
 * A card is a `Card` enum value: packed varints on the wire, names such as "CARD_SA" in the JSON
   mapping. The name is "CARD_" plus the RULES.md R0.2 notation in upper case, so the jack of spades
   is CARD_SJACK and CARD_SJ is the small joker.
 * A hand, a play or the bottom is a list of cards with repeats (a face appears at most twice in two
-  decks). The order of a list never matters to the service.
+  decks, at most D times in D decks, R14.1). The order of a list never matters to the service.
 * A zero enum value (`*_UNSPECIFIED`) means "not given"; where a request needs a value, leaving it
   unspecified is an INVALID_ARGUMENT.
 """

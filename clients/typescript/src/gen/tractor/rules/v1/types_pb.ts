@@ -6,12 +6,14 @@
 // contract, the ruleset, seats and the shapes of plays. Rule ids (R4.4, R9.5, ...) refer to RULES.md.
 //
 // Conventions used by every message:
-// * Seats are 0..3 in turn order; partners sit opposite (0 and 2, 1 and 3).
+// * Seats are 0..seats-1 in turn order (`Ruleset.seats`; 0..3 on the rulebooks' four-seat table, where
+//   partners sit opposite: 0 and 2, 1 and 3). Other tables (R14) have fixed partners every other seat or
+//   find friends (R15).
 // * A card is a `Card` enum value: packed varints on the wire, names such as "CARD_SA" in the JSON
 //   mapping. The name is "CARD_" plus the RULES.md R0.2 notation in upper case, so the jack of spades
 //   is CARD_SJACK and CARD_SJ is the small joker.
 // * A hand, a play or the bottom is a list of cards with repeats (a face appears at most twice in two
-//   decks). The order of a list never matters to the service.
+//   decks, at most D times in D decks, R14.1). The order of a list never matters to the service.
 // * A zero enum value (`*_UNSPECIFIED`) means "not given"; where a request needs a value, leaving it
 //   unspecified is an INVALID_ARGUMENT.
 
@@ -23,7 +25,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file tractor/rules/v1/types.proto.
  */
 export const file_tractor_rules_v1_types: GenFile = /*@__PURE__*/
-  fileDesc("Chx0cmFjdG9yL3J1bGVzL3YxL3R5cGVzLnByb3RvEhB0cmFjdG9yLnJ1bGVzLnYxImAKCE11c3RQbGF5EiYKBmxldmVscxgBIAMoDjIWLnRyYWN0b3IucnVsZXMudjEuUmFuaxIsCgVuYW1lZBgCIAEoDjIdLnRyYWN0b3IucnVsZXMudjEuTXVzdFBsYXlTZXQibAoKTGV2ZWxUYWJsZRITCgtzdGVwX3BvaW50cxgBIAEoDRIXCg90YWtlX292ZXJfc3RlcHMYAiABKA0SHAoPZGVhZF96b25lX3N0ZXBzGAMgASgNSACIAQFCEgoQX2RlYWRfem9uZV9zdGVwcyKEBwoHUnVsZXNldBIOCgZwcmVzZXQYASABKAkSMQoLdGhyb3dfY2hlY2sYAiABKA4yHC50cmFjdG9yLnJ1bGVzLnYxLlRocm93Q2hlY2sSNwoOcnVmZl9zdHJ1Y3R1cmUYAyABKA4yHy50cmFjdG9yLnJ1bGVzLnYxLlJ1ZmZTdHJ1Y3R1cmUSNwoOZGlnX211bHRpcGxpZXIYBCABKA4yHy50cmFjdG9yLnJ1bGVzLnYxLkRpZ011bHRpcGxpZXISLQoJZGlnX3NoYXBlGAUgASgOMhoudHJhY3Rvci5ydWxlcy52MS5EaWdTaGFwZRIzCgxmaXJzdF9kZWFsZXIYBiABKA4yHS50cmFjdG9yLnJ1bGVzLnYxLkZpcnN0RGVhbGVyEikKB2JpZF9zZXQYByABKA4yGC50cmFjdG9yLnJ1bGVzLnYxLkJpZFNldBIvCgpiaWRfc3RhZ2VzGAggASgOMhsudHJhY3Rvci5ydWxlcy52MS5CaWRTdGFnZXMSLQoJbXVzdF9wbGF5GAkgASgLMhoudHJhY3Rvci5ydWxlcy52MS5NdXN0UGxheRIrCghlbmRfcnVsZRgKIAEoDjIZLnRyYWN0b3IucnVsZXMudjEuRW5kUnVsZRISCgVjb2lucxgLIAEoCEgAiAEBEjcKDmpva2VyX292ZXJ0dXJuGAwgASgOMh8udHJhY3Rvci5ydWxlcy52MS5Kb2tlck92ZXJ0dXJuEjEKC2xldmVsX3RhYmxlGA0gASgLMhwudHJhY3Rvci5ydWxlcy52MS5MZXZlbFRhYmxlEjUKDXRocm93X3BlbmFsdHkYDiABKA4yHi50cmFjdG9yLnJ1bGVzLnYxLlRocm93UGVuYWx0eRIcChR0aHJvd19wZW5hbHR5X3BvaW50cxgPIAEoDRIxCgtmb2xsb3dfcnVsZRgQIAEoDjIcLnRyYWN0b3IucnVsZXMudjEuRm9sbG93UnVsZRItCglqYWNrX3J1bGUYESABKA4yGi50cmFjdG9yLnJ1bGVzLnYxLkphY2tSdWxlEicKBm5vX2JpZBgSIAEoDjIXLnRyYWN0b3IucnVsZXMudjEuTm9CaWQSPgoSdGhyb3dfcnVmZl9jb21wYXJlGBMgASgOMiIudHJhY3Rvci5ydWxlcy52MS5UaHJvd1J1ZmZDb21wYXJlQggKBl9jb2lucyJACglTZWF0Q2FyZHMSDAoEc2VhdBgBIAEoDRIlCgVjYXJkcxgCIAMoDjIWLnRyYWN0b3IucnVsZXMudjEuQ2FyZCJwCglDb21wb25lbnQSLQoEdHlwZRgBIAEoDjIfLnRyYWN0b3IucnVsZXMudjEuQ29tcG9uZW50VHlwZRINCgVwYWlycxgCIAEoDRIlCgVjYXJkcxgDIAMoDjIWLnRyYWN0b3IucnVsZXMudjEuQ2FyZCJ0Cg1UaHJvd0V2aWRlbmNlEgwKBHNlYXQYASABKA0SLgoJY29tcG9uZW50GAIgASgLMhsudHJhY3Rvci5ydWxlcy52MS5Db21wb25lbnQSJQoFY2FyZHMYAyADKA4yFi50cmFjdG9yLnJ1bGVzLnYxLkNhcmQi7AEKDFRocm93T3V0Y29tZRItCgZyZXN1bHQYASABKA4yHS50cmFjdG9yLnJ1bGVzLnYxLlRocm93UmVzdWx0EiMKA2xlZBgCIAMoDjIWLnRyYWN0b3IucnVsZXMudjEuQ2FyZBIrCgZmb3JjZWQYAyABKAsyGy50cmFjdG9yLnJ1bGVzLnYxLkNvbXBvbmVudBIoCghyZXR1cm5lZBgEIAMoDjIWLnRyYWN0b3IucnVsZXMudjEuQ2FyZBIxCghldmlkZW5jZRgFIAMoCzIfLnRyYWN0b3IucnVsZXMudjEuVGhyb3dFdmlkZW5jZSrhBQoEQ2FyZBIUChBDQVJEX1VOU1BFQ0lGSUVEEAASCwoHQ0FSRF9TMhABEgsKB0NBUkRfUzMQAhILCgdDQVJEX1M0EAMSCwoHQ0FSRF9TNRAEEgsKB0NBUkRfUzYQBRILCgdDQVJEX1M3EAYSCwoHQ0FSRF9TOBAHEgsKB0NBUkRfUzkQCBIMCghDQVJEX1MxMBAJEg4KCkNBUkRfU0pBQ0sQChILCgdDQVJEX1NREAsSCwoHQ0FSRF9TSxAMEgsKB0NBUkRfU0EQDRILCgdDQVJEX0gyEA4SCwoHQ0FSRF9IMxAPEgsKB0NBUkRfSDQQEBILCgdDQVJEX0g1EBESCwoHQ0FSRF9INhASEgsKB0NBUkRfSDcQExILCgdDQVJEX0g4EBQSCwoHQ0FSRF9IORAVEgwKCENBUkRfSDEwEBYSCwoHQ0FSRF9IShAXEgsKB0NBUkRfSFEQGBILCgdDQVJEX0hLEBkSCwoHQ0FSRF9IQRAaEgsKB0NBUkRfQzIQGxILCgdDQVJEX0MzEBwSCwoHQ0FSRF9DNBAdEgsKB0NBUkRfQzUQHhILCgdDQVJEX0M2EB8SCwoHQ0FSRF9DNxAgEgsKB0NBUkRfQzgQIRILCgdDQVJEX0M5ECISDAoIQ0FSRF9DMTAQIxILCgdDQVJEX0NKECQSCwoHQ0FSRF9DURAlEgsKB0NBUkRfQ0sQJhILCgdDQVJEX0NBECcSCwoHQ0FSRF9EMhAoEgsKB0NBUkRfRDMQKRILCgdDQVJEX0Q0ECoSCwoHQ0FSRF9ENRArEgsKB0NBUkRfRDYQLBILCgdDQVJEX0Q3EC0SCwoHQ0FSRF9EOBAuEgsKB0NBUkRfRDkQLxIMCghDQVJEX0QxMBAwEgsKB0NBUkRfREoQMRILCgdDQVJEX0RREDISCwoHQ0FSRF9ESxAzEgsKB0NBUkRfREEQNBILCgdDQVJEX1NKEDUSCwoHQ0FSRF9CShA2KrkBCgRSYW5rEhQKEFJBTktfVU5TUEVDSUZJRUQQABIKCgZSQU5LXzIQAhIKCgZSQU5LXzMQAxIKCgZSQU5LXzQQBBIKCgZSQU5LXzUQBRIKCgZSQU5LXzYQBhIKCgZSQU5LXzcQBxIKCgZSQU5LXzgQCBIKCgZSQU5LXzkQCRILCgdSQU5LXzEwEAoSCgoGUkFOS19KEAsSCgoGUkFOS19REAwSCgoGUkFOS19LEA0SCgoGUkFOS19BEA4qkAEKCENvbnRyYWN0EhgKFENPTlRSQUNUX1VOU1BFQ0lGSUVEEAASEwoPQ09OVFJBQ1RfU1BBREVTEAESEwoPQ09OVFJBQ1RfSEVBUlRTEAISEgoOQ09OVFJBQ1RfQ0xVQlMQAxIVChFDT05UUkFDVF9ESUFNT05EUxAEEhUKEUNPTlRSQUNUX05PX1RSVU1QEAUqRgoEU2lkZRIUChBTSURFX1VOU1BFQ0lGSUVEEAASFAoQU0lERV9ERUFMRVJfVEVBTRABEhIKDlNJREVfQVRUQUNLRVJTEAIqYAoKVGhyb3dDaGVjaxIbChdUSFJPV19DSEVDS19VTlNQRUNJRklFRBAAEhgKFFRIUk9XX0NIRUNLX1RPUF9ET1dOEAESGwoXVEhST1dfQ0hFQ0tfUEFJUlNfRklSU1QQAipjCg1SdWZmU3RydWN0dXJlEh4KGlJVRkZfU1RSVUNUVVJFX1VOU1BFQ0lGSUVEEAASGAoUUlVGRl9TVFJVQ1RVUkVfQ09WRVIQARIYChRSVUZGX1NUUlVDVFVSRV9DT1VOVBACKmcKDURpZ011bHRpcGxpZXISHgoaRElHX01VTFRJUExJRVJfVU5TUEVDSUZJRUQQABIbChdESUdfTVVMVElQTElFUl9ET1VCTElORxABEhkKFURJR19NVUxUSVBMSUVSX0NBUFBFRBACKk8KCERpZ1NoYXBlEhkKFURJR19TSEFQRV9VTlNQRUNJRklFRBAAEhIKDkRJR19TSEFQRV9MRUFEEAESFAoQRElHX1NIQVBFX1dJTk5FUhACKmsKC0ZpcnN0RGVhbGVyEhwKGEZJUlNUX0RFQUxFUl9VTlNQRUNJRklFRBAAEh8KG0ZJUlNUX0RFQUxFUl9GSVJTVF9ERUNMQVJFUhABEh0KGUZJUlNUX0RFQUxFUl9MQVNUX0NIQU5HRVIQAipKCgZCaWRTZXQSFwoTQklEX1NFVF9VTlNQRUNJRklFRBAAEhEKDUJJRF9TRVRfQkFTSUMQARIUChBCSURfU0VUX0VYVEVOREVEEAIqWAoJQmlkU3RhZ2VzEhoKFkJJRF9TVEFHRVNfVU5TUEVDSUZJRUQQABIVChFCSURfU1RBR0VTX1NUQUdFRBABEhgKFEJJRF9TVEFHRVNfVU5MSU1JVEVEEAIqZwoNSm9rZXJPdmVydHVybhIeChpKT0tFUl9PVkVSVFVSTl9VTlNQRUNJRklFRBAAEhsKF0pPS0VSX09WRVJUVVJOX0FOWV9TRUFUEAESGQoVSk9LRVJfT1ZFUlRVUk5fT1RIRVJTEAIqVgoHRW5kUnVsZRIYChRFTkRfUlVMRV9VTlNQRUNJRklFRBAAEhoKFkVORF9SVUxFX0RFQUxFUl9BVF9BQ0UQARIVChFFTkRfUlVMRV9QQVNUX0FDRRACKk0KC011c3RQbGF5U2V0Eh0KGU1VU1RfUExBWV9TRVRfVU5TUEVDSUZJRUQQABIfChtNVVNUX1BMQVlfU0VUX0RFRkVORF9QT0lOVFMQASp2CgVOb0JpZBIWChJOT19CSURfVU5TUEVDSUZJRUQQABITCg9OT19CSURfTk9fVFJVTVAQARIcChhOT19CSURfQk9UVE9NX0ZJUlNUX0NBUkQQAhIiCh5OT19CSURfQk9UVE9NX0xFVkVMX09SX0hJR0hFU1QQAypfCgpGb2xsb3dSdWxlEhsKF0ZPTExPV19SVUxFX1VOU1BFQ0lGSUVEEAASGQoVRk9MTE9XX1JVTEVfU1RSVUNUVVJFEAESGQoVRk9MTE9XX1JVTEVfU1VJVF9PTkxZEAIqVAoISmFja1J1bGUSGQoVSkFDS19SVUxFX1VOU1BFQ0lGSUVEEAASEgoOSkFDS19SVUxFX05PTkUQARIZChVKQUNLX1JVTEVfU0lOR0xFX0pBQ0sQAiqAAQoMVGhyb3dQZW5hbHR5Eh0KGVRIUk9XX1BFTkFMVFlfVU5TUEVDSUZJRUQQABIWChJUSFJPV19QRU5BTFRZX05PTkUQARIdChlUSFJPV19QRU5BTFRZX1BFUl9BVFRFTVBUEAISGgoWVEhST1dfUEVOQUxUWV9QRVJfQ0FSRBADKrkBChBUaHJvd1J1ZmZDb21wYXJlEiIKHlRIUk9XX1JVRkZfQ09NUEFSRV9VTlNQRUNJRklFRBAAEhsKF1RIUk9XX1JVRkZfQ09NUEFSRV9SNl82EAESGgoWVEhST1dfUlVGRl9DT01QQVJFX0FMTBACEh4KGlRIUk9XX1JVRkZfQ09NUEFSRV9ISUdIRVNUEAMSKAokVEhST1dfUlVGRl9DT01QQVJFX1RSSUNLX1VOSVRfTEVOR1RIEAQqdQoFU2hhcGUSFQoRU0hBUEVfVU5TUEVDSUZJRUQQABIQCgxTSEFQRV9TSU5HTEUQARIOCgpTSEFQRV9QQUlSEAISEQoNU0hBUEVfVFJBQ1RPUhADEg8KC1NIQVBFX1RIUk9XEAQSDwoLU0hBUEVfTUlYRUQQBSp/Cg1Db21wb25lbnRUeXBlEh4KGkNPTVBPTkVOVF9UWVBFX1VOU1BFQ0lGSUVEEAASGQoVQ09NUE9ORU5UX1RZUEVfU0lOR0xFEAESFwoTQ09NUE9ORU5UX1RZUEVfUEFJUhACEhoKFkNPTVBPTkVOVF9UWVBFX1RSQUNUT1IQAyqDAgoJVmlvbGF0aW9uEhkKFVZJT0xBVElPTl9VTlNQRUNJRklFRBAAEhgKFFZJT0xBVElPTl9FTVBUWV9QTEFZEAESHwobVklPTEFUSU9OX0NBUkRTX05PVF9JTl9IQU5EEAISHgoaVklPTEFUSU9OX1dST05HX0NBUkRfQ09VTlQQAxIhCh1WSU9MQVRJT05fTUlYRURfQ0FURUdPUllfTEVBRBAEEh4KGlZJT0xBVElPTl9NVVNUX0ZPTExPV19TVUlUEAUSHAoYVklPTEFUSU9OX01VU1RfUExBWV9QQUlSEAYSHwobVklPTEFUSU9OX01VU1RfUExBWV9UUkFDVE9SEAcqYAoLVGhyb3dSZXN1bHQSHAoYVEhST1dfUkVTVUxUX1VOU1BFQ0lGSUVEEAASGgoWVEhST1dfUkVTVUxUX1NVQ0NFRURFRBABEhcKE1RIUk9XX1JFU1VMVF9GQUlMRUQQAmIGcHJvdG8z");
+  fileDesc("Chx0cmFjdG9yL3J1bGVzL3YxL3R5cGVzLnByb3RvEhB0cmFjdG9yLnJ1bGVzLnYxImAKCE11c3RQbGF5EiYKBmxldmVscxgBIAMoDjIWLnRyYWN0b3IucnVsZXMudjEuUmFuaxIsCgVuYW1lZBgCIAEoDjIdLnRyYWN0b3IucnVsZXMudjEuTXVzdFBsYXlTZXQibAoKTGV2ZWxUYWJsZRITCgtzdGVwX3BvaW50cxgBIAEoDRIXCg90YWtlX292ZXJfc3RlcHMYAiABKA0SHAoPZGVhZF96b25lX3N0ZXBzGAMgASgNSACIAQFCEgoQX2RlYWRfem9uZV9zdGVwcyKeCQoHUnVsZXNldBIOCgZwcmVzZXQYASABKAkSMQoLdGhyb3dfY2hlY2sYAiABKA4yHC50cmFjdG9yLnJ1bGVzLnYxLlRocm93Q2hlY2sSNwoOcnVmZl9zdHJ1Y3R1cmUYAyABKA4yHy50cmFjdG9yLnJ1bGVzLnYxLlJ1ZmZTdHJ1Y3R1cmUSNwoOZGlnX211bHRpcGxpZXIYBCABKA4yHy50cmFjdG9yLnJ1bGVzLnYxLkRpZ011bHRpcGxpZXISLQoJZGlnX3NoYXBlGAUgASgOMhoudHJhY3Rvci5ydWxlcy52MS5EaWdTaGFwZRIzCgxmaXJzdF9kZWFsZXIYBiABKA4yHS50cmFjdG9yLnJ1bGVzLnYxLkZpcnN0RGVhbGVyEikKB2JpZF9zZXQYByABKA4yGC50cmFjdG9yLnJ1bGVzLnYxLkJpZFNldBIvCgpiaWRfc3RhZ2VzGAggASgOMhsudHJhY3Rvci5ydWxlcy52MS5CaWRTdGFnZXMSLQoJbXVzdF9wbGF5GAkgASgLMhoudHJhY3Rvci5ydWxlcy52MS5NdXN0UGxheRIrCghlbmRfcnVsZRgKIAEoDjIZLnRyYWN0b3IucnVsZXMudjEuRW5kUnVsZRISCgVjb2lucxgLIAEoCEgAiAEBEjcKDmpva2VyX292ZXJ0dXJuGAwgASgOMh8udHJhY3Rvci5ydWxlcy52MS5Kb2tlck92ZXJ0dXJuEjEKC2xldmVsX3RhYmxlGA0gASgLMhwudHJhY3Rvci5ydWxlcy52MS5MZXZlbFRhYmxlEjUKDXRocm93X3BlbmFsdHkYDiABKA4yHi50cmFjdG9yLnJ1bGVzLnYxLlRocm93UGVuYWx0eRIcChR0aHJvd19wZW5hbHR5X3BvaW50cxgPIAEoDRIxCgtmb2xsb3dfcnVsZRgQIAEoDjIcLnRyYWN0b3IucnVsZXMudjEuRm9sbG93UnVsZRItCglqYWNrX3J1bGUYESABKA4yGi50cmFjdG9yLnJ1bGVzLnYxLkphY2tSdWxlEicKBm5vX2JpZBgSIAEoDjIXLnRyYWN0b3IucnVsZXMudjEuTm9CaWQSPgoSdGhyb3dfcnVmZl9jb21wYXJlGBMgASgOMiIudHJhY3Rvci5ydWxlcy52MS5UaHJvd1J1ZmZDb21wYXJlEg0KBWRlY2tzGBQgASgNEg0KBXNlYXRzGBUgASgNEiwKCHBhcnRuZXJzGBYgASgOMhoudHJhY3Rvci5ydWxlcy52MS5QYXJ0bmVycxIZCgxmcmllbmRfY2FsbHMYFyABKA1IAYgBARI1Cg1mcmllbmRfbGltaXRzGBggASgLMh4udHJhY3Rvci5ydWxlcy52MS5GcmllbmRMaW1pdHMSNQoNbXVsdGlwbGVfam9pbhgZIAEoDjIeLnRyYWN0b3IucnVsZXMudjEuTXVsdGlwbGVKb2luEh0KEHNtYWxsX3RlYW1fYm9udXMYGiABKAhIAogBAUIICgZfY29pbnNCDwoNX2ZyaWVuZF9jYWxsc0ITChFfc21hbGxfdGVhbV9ib251cyI9CgxGcmllbmRMaW1pdHMSLQoGbGltaXRzGAEgAygOMh0udHJhY3Rvci5ydWxlcy52MS5GcmllbmRMaW1pdCJACgpGcmllbmRDYWxsEiQKBGNhcmQYASABKA4yFi50cmFjdG9yLnJ1bGVzLnYxLkNhcmQSDAoEY29weRgCIAEoDSKbAQoPRnJpZW5kQ2FsbFN0YXRlEioKBGNhbGwYASABKAsyHC50cmFjdG9yLnJ1bGVzLnYxLkZyaWVuZENhbGwSDgoGcGxheWVkGAIgASgNEhMKBm1ldF9ieRgDIAEoDUgAiAEBEhIKBXRyaWNrGAQgASgNSAGIAQESDgoGam9pbmVkGAUgASgIQgkKB19tZXRfYnlCCAoGX3RyaWNrIkAKCVNlYXRDYXJkcxIMCgRzZWF0GAEgASgNEiUKBWNhcmRzGAIgAygOMhYudHJhY3Rvci5ydWxlcy52MS5DYXJkIn8KCUNvbXBvbmVudBItCgR0eXBlGAEgASgOMh8udHJhY3Rvci5ydWxlcy52MS5Db21wb25lbnRUeXBlEg0KBXBhaXJzGAIgASgNEiUKBWNhcmRzGAMgAygOMhYudHJhY3Rvci5ydWxlcy52MS5DYXJkEg0KBXdpZHRoGAQgASgNInQKDVRocm93RXZpZGVuY2USDAoEc2VhdBgBIAEoDRIuCgljb21wb25lbnQYAiABKAsyGy50cmFjdG9yLnJ1bGVzLnYxLkNvbXBvbmVudBIlCgVjYXJkcxgDIAMoDjIWLnRyYWN0b3IucnVsZXMudjEuQ2FyZCLsAQoMVGhyb3dPdXRjb21lEi0KBnJlc3VsdBgBIAEoDjIdLnRyYWN0b3IucnVsZXMudjEuVGhyb3dSZXN1bHQSIwoDbGVkGAIgAygOMhYudHJhY3Rvci5ydWxlcy52MS5DYXJkEisKBmZvcmNlZBgDIAEoCzIbLnRyYWN0b3IucnVsZXMudjEuQ29tcG9uZW50EigKCHJldHVybmVkGAQgAygOMhYudHJhY3Rvci5ydWxlcy52MS5DYXJkEjEKCGV2aWRlbmNlGAUgAygLMh8udHJhY3Rvci5ydWxlcy52MS5UaHJvd0V2aWRlbmNlKuEFCgRDYXJkEhQKEENBUkRfVU5TUEVDSUZJRUQQABILCgdDQVJEX1MyEAESCwoHQ0FSRF9TMxACEgsKB0NBUkRfUzQQAxILCgdDQVJEX1M1EAQSCwoHQ0FSRF9TNhAFEgsKB0NBUkRfUzcQBhILCgdDQVJEX1M4EAcSCwoHQ0FSRF9TORAIEgwKCENBUkRfUzEwEAkSDgoKQ0FSRF9TSkFDSxAKEgsKB0NBUkRfU1EQCxILCgdDQVJEX1NLEAwSCwoHQ0FSRF9TQRANEgsKB0NBUkRfSDIQDhILCgdDQVJEX0gzEA8SCwoHQ0FSRF9INBAQEgsKB0NBUkRfSDUQERILCgdDQVJEX0g2EBISCwoHQ0FSRF9INxATEgsKB0NBUkRfSDgQFBILCgdDQVJEX0g5EBUSDAoIQ0FSRF9IMTAQFhILCgdDQVJEX0hKEBcSCwoHQ0FSRF9IURAYEgsKB0NBUkRfSEsQGRILCgdDQVJEX0hBEBoSCwoHQ0FSRF9DMhAbEgsKB0NBUkRfQzMQHBILCgdDQVJEX0M0EB0SCwoHQ0FSRF9DNRAeEgsKB0NBUkRfQzYQHxILCgdDQVJEX0M3ECASCwoHQ0FSRF9DOBAhEgsKB0NBUkRfQzkQIhIMCghDQVJEX0MxMBAjEgsKB0NBUkRfQ0oQJBILCgdDQVJEX0NRECUSCwoHQ0FSRF9DSxAmEgsKB0NBUkRfQ0EQJxILCgdDQVJEX0QyECgSCwoHQ0FSRF9EMxApEgsKB0NBUkRfRDQQKhILCgdDQVJEX0Q1ECsSCwoHQ0FSRF9ENhAsEgsKB0NBUkRfRDcQLRILCgdDQVJEX0Q4EC4SCwoHQ0FSRF9EORAvEgwKCENBUkRfRDEwEDASCwoHQ0FSRF9EShAxEgsKB0NBUkRfRFEQMhILCgdDQVJEX0RLEDMSCwoHQ0FSRF9EQRA0EgsKB0NBUkRfU0oQNRILCgdDQVJEX0JKEDYquQEKBFJhbmsSFAoQUkFOS19VTlNQRUNJRklFRBAAEgoKBlJBTktfMhACEgoKBlJBTktfMxADEgoKBlJBTktfNBAEEgoKBlJBTktfNRAFEgoKBlJBTktfNhAGEgoKBlJBTktfNxAHEgoKBlJBTktfOBAIEgoKBlJBTktfORAJEgsKB1JBTktfMTAQChIKCgZSQU5LX0oQCxIKCgZSQU5LX1EQDBIKCgZSQU5LX0sQDRIKCgZSQU5LX0EQDiqQAQoIQ29udHJhY3QSGAoUQ09OVFJBQ1RfVU5TUEVDSUZJRUQQABITCg9DT05UUkFDVF9TUEFERVMQARITCg9DT05UUkFDVF9IRUFSVFMQAhISCg5DT05UUkFDVF9DTFVCUxADEhUKEUNPTlRSQUNUX0RJQU1PTkRTEAQSFQoRQ09OVFJBQ1RfTk9fVFJVTVAQBSpGCgRTaWRlEhQKEFNJREVfVU5TUEVDSUZJRUQQABIUChBTSURFX0RFQUxFUl9URUFNEAESEgoOU0lERV9BVFRBQ0tFUlMQAipgCgpUaHJvd0NoZWNrEhsKF1RIUk9XX0NIRUNLX1VOU1BFQ0lGSUVEEAASGAoUVEhST1dfQ0hFQ0tfVE9QX0RPV04QARIbChdUSFJPV19DSEVDS19QQUlSU19GSVJTVBACKmMKDVJ1ZmZTdHJ1Y3R1cmUSHgoaUlVGRl9TVFJVQ1RVUkVfVU5TUEVDSUZJRUQQABIYChRSVUZGX1NUUlVDVFVSRV9DT1ZFUhABEhgKFFJVRkZfU1RSVUNUVVJFX0NPVU5UEAIqZwoNRGlnTXVsdGlwbGllchIeChpESUdfTVVMVElQTElFUl9VTlNQRUNJRklFRBAAEhsKF0RJR19NVUxUSVBMSUVSX0RPVUJMSU5HEAESGQoVRElHX01VTFRJUExJRVJfQ0FQUEVEEAIqTwoIRGlnU2hhcGUSGQoVRElHX1NIQVBFX1VOU1BFQ0lGSUVEEAASEgoORElHX1NIQVBFX0xFQUQQARIUChBESUdfU0hBUEVfV0lOTkVSEAIqawoLRmlyc3REZWFsZXISHAoYRklSU1RfREVBTEVSX1VOU1BFQ0lGSUVEEAASHwobRklSU1RfREVBTEVSX0ZJUlNUX0RFQ0xBUkVSEAESHQoZRklSU1RfREVBTEVSX0xBU1RfQ0hBTkdFUhACKkoKBkJpZFNldBIXChNCSURfU0VUX1VOU1BFQ0lGSUVEEAASEQoNQklEX1NFVF9CQVNJQxABEhQKEEJJRF9TRVRfRVhURU5ERUQQAipYCglCaWRTdGFnZXMSGgoWQklEX1NUQUdFU19VTlNQRUNJRklFRBAAEhUKEUJJRF9TVEFHRVNfU1RBR0VEEAESGAoUQklEX1NUQUdFU19VTkxJTUlURUQQAipnCg1Kb2tlck92ZXJ0dXJuEh4KGkpPS0VSX09WRVJUVVJOX1VOU1BFQ0lGSUVEEAASGwoXSk9LRVJfT1ZFUlRVUk5fQU5ZX1NFQVQQARIZChVKT0tFUl9PVkVSVFVSTl9PVEhFUlMQAipWCgdFbmRSdWxlEhgKFEVORF9SVUxFX1VOU1BFQ0lGSUVEEAASGgoWRU5EX1JVTEVfREVBTEVSX0FUX0FDRRABEhUKEUVORF9SVUxFX1BBU1RfQUNFEAIqTQoLTXVzdFBsYXlTZXQSHQoZTVVTVF9QTEFZX1NFVF9VTlNQRUNJRklFRBAAEh8KG01VU1RfUExBWV9TRVRfREVGRU5EX1BPSU5UUxABKnYKBU5vQmlkEhYKEk5PX0JJRF9VTlNQRUNJRklFRBAAEhMKD05PX0JJRF9OT19UUlVNUBABEhwKGE5PX0JJRF9CT1RUT01fRklSU1RfQ0FSRBACEiIKHk5PX0JJRF9CT1RUT01fTEVWRUxfT1JfSElHSEVTVBADKl8KCkZvbGxvd1J1bGUSGwoXRk9MTE9XX1JVTEVfVU5TUEVDSUZJRUQQABIZChVGT0xMT1dfUlVMRV9TVFJVQ1RVUkUQARIZChVGT0xMT1dfUlVMRV9TVUlUX09OTFkQAipUCghKYWNrUnVsZRIZChVKQUNLX1JVTEVfVU5TUEVDSUZJRUQQABISCg5KQUNLX1JVTEVfTk9ORRABEhkKFUpBQ0tfUlVMRV9TSU5HTEVfSkFDSxACKoABCgxUaHJvd1BlbmFsdHkSHQoZVEhST1dfUEVOQUxUWV9VTlNQRUNJRklFRBAAEhYKElRIUk9XX1BFTkFMVFlfTk9ORRABEh0KGVRIUk9XX1BFTkFMVFlfUEVSX0FUVEVNUFQQAhIaChZUSFJPV19QRU5BTFRZX1BFUl9DQVJEEAMquQEKEFRocm93UnVmZkNvbXBhcmUSIgoeVEhST1dfUlVGRl9DT01QQVJFX1VOU1BFQ0lGSUVEEAASGwoXVEhST1dfUlVGRl9DT01QQVJFX1I2XzYQARIaChZUSFJPV19SVUZGX0NPTVBBUkVfQUxMEAISHgoaVEhST1dfUlVGRl9DT01QQVJFX0hJR0hFU1QQAxIoCiRUSFJPV19SVUZGX0NPTVBBUkVfVFJJQ0tfVU5JVF9MRU5HVEgQBCpOCghQYXJ0bmVycxIYChRQQVJUTkVSU19VTlNQRUNJRklFRBAAEhIKDlBBUlRORVJTX0ZJWEVEEAESFAoQUEFSVE5FUlNfRlJJRU5EUxACKnMKC0ZyaWVuZExpbWl0EhwKGEZSSUVORF9MSU1JVF9VTlNQRUNJRklFRBAAEhcKE0ZSSUVORF9MSU1JVF9UUlVNUFMQARIUChBGUklFTkRfTElNSVRfVE9QEAISFwoTRlJJRU5EX0xJTUlUX1BPSU5UUxADKmMKDE11bHRpcGxlSm9pbhIdChlNVUxUSVBMRV9KT0lOX1VOU1BFQ0lGSUVEEAASFwoTTVVMVElQTEVfSk9JTl9TUEVOVBABEhsKF01VTFRJUExFX0pPSU5fUEFTU0VTX09OEAIqdQoFU2hhcGUSFQoRU0hBUEVfVU5TUEVDSUZJRUQQABIQCgxTSEFQRV9TSU5HTEUQARIOCgpTSEFQRV9QQUlSEAISEQoNU0hBUEVfVFJBQ1RPUhADEg8KC1NIQVBFX1RIUk9XEAQSDwoLU0hBUEVfTUlYRUQQBSq4AQoNQ29tcG9uZW50VHlwZRIeChpDT01QT05FTlRfVFlQRV9VTlNQRUNJRklFRBAAEhkKFUNPTVBPTkVOVF9UWVBFX1NJTkdMRRABEhcKE0NPTVBPTkVOVF9UWVBFX1BBSVIQAhIaChZDT01QT05FTlRfVFlQRV9UUkFDVE9SEAMSGQoVQ09NUE9ORU5UX1RZUEVfVFJJUExFEAQSHAoYQ09NUE9ORU5UX1RZUEVfUVVBRFJVUExFEAUqgwIKCVZpb2xhdGlvbhIZChVWSU9MQVRJT05fVU5TUEVDSUZJRUQQABIYChRWSU9MQVRJT05fRU1QVFlfUExBWRABEh8KG1ZJT0xBVElPTl9DQVJEU19OT1RfSU5fSEFORBACEh4KGlZJT0xBVElPTl9XUk9OR19DQVJEX0NPVU5UEAMSIQodVklPTEFUSU9OX01JWEVEX0NBVEVHT1JZX0xFQUQQBBIeChpWSU9MQVRJT05fTVVTVF9GT0xMT1dfU1VJVBAFEhwKGFZJT0xBVElPTl9NVVNUX1BMQVlfUEFJUhAGEh8KG1ZJT0xBVElPTl9NVVNUX1BMQVlfVFJBQ1RPUhAHKmAKC1Rocm93UmVzdWx0EhwKGFRIUk9XX1JFU1VMVF9VTlNQRUNJRklFRBAAEhoKFlRIUk9XX1JFU1VMVF9TVUNDRUVERUQQARIXChNUSFJPV19SRVNVTFRfRkFJTEVEEAJiBnByb3RvMw");
 
 /**
  * MUST-PLAY (R9.5): levels that no team may jump past.
@@ -281,6 +283,61 @@ export type Ruleset = Message<"tractor.rules.v1.Ruleset"> & {
    * @generated from field: tractor.rules.v1.ThrowRuffCompare throw_ruff_compare = 19;
    */
   throwRuffCompare: ThrowRuffCompare;
+
+  /**
+   * TABLE (R14): the decks in play, 2..4; 0 (unset) means the preset's 2. More than two decks need
+   * RUFF-COVER (R14.7). On a table other than two decks and four seats, ValidatePlay, ResolveTrick,
+   * SettleHand and ValidateBury answer; the other RPCs, and coins, are INVALID_ARGUMENT naming `ruleset.decks`
+   * or `ruleset.seats` (R14.10); COINS is inert there.
+   *
+   * @generated from field: uint32 decks = 20;
+   */
+  decks: number;
+
+  /**
+   * TABLE (R14): the seats at the table, 4..8; 0 (unset) means the preset's 4. An odd table needs
+   * PARTNERS_FRIENDS (R15.1).
+   *
+   * @generated from field: uint32 seats = 21;
+   */
+  seats: number;
+
+  /**
+   * PARTNERS override (R15.1): fixed partners or finding friends.
+   *
+   * @generated from field: tractor.rules.v1.Partners partners = 22;
+   */
+  partners: Partners;
+
+  /**
+   * FRIEND-CALLS override (R15.2): how many friends the dealer calls, 0..seats-2; unset means seats / 2 - 1.
+   * Read only with PARTNERS_FRIENDS.
+   *
+   * @generated from field: optional uint32 friend_calls = 23;
+   */
+  friendCalls?: number | undefined;
+
+  /**
+   * FRIEND-LIMITS override (R15.4): when present (even with no limits) it replaces the preset's set.
+   *
+   * @generated from field: tractor.rules.v1.FriendLimits friend_limits = 24;
+   */
+  friendLimits?: FriendLimits | undefined;
+
+  /**
+   * MULTIPLE-JOIN override (R15.6).
+   *
+   * @generated from field: tractor.rules.v1.MultipleJoin multiple_join = 25;
+   */
+  multipleJoin: MultipleJoin;
+
+  /**
+   * SMALL-TEAM-BONUS override (R15.12): whether a dealer's side smaller than called that wins gains one more
+   * level; unset keeps the preset's (every preset: on).
+   *
+   * @generated from field: optional bool small_team_bonus = 26;
+   */
+  smallTeamBonus?: boolean | undefined;
 };
 
 /**
@@ -425,6 +482,61 @@ export type RulesetJson = {
    * @generated from field: tractor.rules.v1.ThrowRuffCompare throw_ruff_compare = 19;
    */
   throwRuffCompare?: ThrowRuffCompareJson;
+
+  /**
+   * TABLE (R14): the decks in play, 2..4; 0 (unset) means the preset's 2. More than two decks need
+   * RUFF-COVER (R14.7). On a table other than two decks and four seats, ValidatePlay, ResolveTrick,
+   * SettleHand and ValidateBury answer; the other RPCs, and coins, are INVALID_ARGUMENT naming `ruleset.decks`
+   * or `ruleset.seats` (R14.10); COINS is inert there.
+   *
+   * @generated from field: uint32 decks = 20;
+   */
+  decks?: number;
+
+  /**
+   * TABLE (R14): the seats at the table, 4..8; 0 (unset) means the preset's 4. An odd table needs
+   * PARTNERS_FRIENDS (R15.1).
+   *
+   * @generated from field: uint32 seats = 21;
+   */
+  seats?: number;
+
+  /**
+   * PARTNERS override (R15.1): fixed partners or finding friends.
+   *
+   * @generated from field: tractor.rules.v1.Partners partners = 22;
+   */
+  partners?: PartnersJson;
+
+  /**
+   * FRIEND-CALLS override (R15.2): how many friends the dealer calls, 0..seats-2; unset means seats / 2 - 1.
+   * Read only with PARTNERS_FRIENDS.
+   *
+   * @generated from field: optional uint32 friend_calls = 23;
+   */
+  friendCalls?: number;
+
+  /**
+   * FRIEND-LIMITS override (R15.4): when present (even with no limits) it replaces the preset's set.
+   *
+   * @generated from field: tractor.rules.v1.FriendLimits friend_limits = 24;
+   */
+  friendLimits?: FriendLimitsJson;
+
+  /**
+   * MULTIPLE-JOIN override (R15.6).
+   *
+   * @generated from field: tractor.rules.v1.MultipleJoin multiple_join = 25;
+   */
+  multipleJoin?: MultipleJoinJson;
+
+  /**
+   * SMALL-TEAM-BONUS override (R15.12): whether a dealer's side smaller than called that wins gains one more
+   * level; unset keeps the preset's (every preset: on).
+   *
+   * @generated from field: optional bool small_team_bonus = 26;
+   */
+  smallTeamBonus?: boolean;
 };
 
 /**
@@ -435,13 +547,188 @@ export const RulesetSchema: GenMessage<Ruleset, {jsonType: RulesetJson}> = /*@__
   messageDesc(file_tractor_rules_v1_types, 2);
 
 /**
+ * FRIEND-LIMITS (R15.4): the kinds of card the dealer may not call; an empty list means none.
+ *
+ * @generated from message tractor.rules.v1.FriendLimits
+ */
+export type FriendLimits = Message<"tractor.rules.v1.FriendLimits"> & {
+  /**
+   * The limits, each at most once.
+   *
+   * @generated from field: repeated tractor.rules.v1.FriendLimit limits = 1;
+   */
+  limits: FriendLimit[];
+};
+
+/**
+ * FRIEND-LIMITS (R15.4): the kinds of card the dealer may not call; an empty list means none.
+ *
+ * @generated from message tractor.rules.v1.FriendLimits
+ */
+export type FriendLimitsJson = {
+  /**
+   * The limits, each at most once.
+   *
+   * @generated from field: repeated tractor.rules.v1.FriendLimit limits = 1;
+   */
+  limits?: FriendLimitJson[];
+};
+
+/**
+ * Describes the message tractor.rules.v1.FriendLimits.
+ * Use `create(FriendLimitsSchema)` to create a new message.
+ */
+export const FriendLimitsSchema: GenMessage<FriendLimits, {jsonType: FriendLimitsJson}> = /*@__PURE__*/
+  messageDesc(file_tractor_rules_v1_types, 3);
+
+/**
+ * One friend call (R15.3): "the copy-th card played joins me".
+ *
+ * @generated from message tractor.rules.v1.FriendCall
+ */
+export type FriendCall = Message<"tractor.rules.v1.FriendCall"> & {
+  /**
+   * The called card (required).
+   *
+   * @generated from field: tractor.rules.v1.Card card = 1;
+   */
+  card: Card;
+
+  /**
+   * Which copy, counted from 1 in play order: 1..decks.
+   *
+   * @generated from field: uint32 copy = 2;
+   */
+  copy: number;
+};
+
+/**
+ * One friend call (R15.3): "the copy-th card played joins me".
+ *
+ * @generated from message tractor.rules.v1.FriendCall
+ */
+export type FriendCallJson = {
+  /**
+   * The called card (required).
+   *
+   * @generated from field: tractor.rules.v1.Card card = 1;
+   */
+  card?: CardJson;
+
+  /**
+   * Which copy, counted from 1 in play order: 1..decks.
+   *
+   * @generated from field: uint32 copy = 2;
+   */
+  copy?: number;
+};
+
+/**
+ * Describes the message tractor.rules.v1.FriendCall.
+ * Use `create(FriendCallSchema)` to create a new message.
+ */
+export const FriendCallSchema: GenMessage<FriendCall, {jsonType: FriendCallJson}> = /*@__PURE__*/
+  messageDesc(file_tractor_rules_v1_types, 4);
+
+/**
+ * Where one friend call stands after a trick (R15.5, R15.6).
+ *
+ * @generated from message tractor.rules.v1.FriendCallState
+ */
+export type FriendCallState = Message<"tractor.rules.v1.FriendCallState"> & {
+  /**
+   * The call.
+   *
+   * @generated from field: tractor.rules.v1.FriendCall call = 1;
+   */
+  call?: FriendCall | undefined;
+
+  /**
+   * Copies of the called card played so far (counting stops once the call is met).
+   *
+   * @generated from field: uint32 played = 2;
+   */
+  played: number;
+
+  /**
+   * The seat, 0..seats-1, whose copy met the call; absent while it is open.
+   *
+   * @generated from field: optional uint32 met_by = 3;
+   */
+  metBy?: number | undefined;
+
+  /**
+   * The index, 0-based, of the trick in which it was met; absent while it is open.
+   *
+   * @generated from field: optional uint32 trick = 4;
+   */
+  trick?: number | undefined;
+
+  /**
+   * Whether meeting it brought a seat onto the dealer's side (false for a copy spent by a seat already there).
+   *
+   * @generated from field: bool joined = 5;
+   */
+  joined: boolean;
+};
+
+/**
+ * Where one friend call stands after a trick (R15.5, R15.6).
+ *
+ * @generated from message tractor.rules.v1.FriendCallState
+ */
+export type FriendCallStateJson = {
+  /**
+   * The call.
+   *
+   * @generated from field: tractor.rules.v1.FriendCall call = 1;
+   */
+  call?: FriendCallJson;
+
+  /**
+   * Copies of the called card played so far (counting stops once the call is met).
+   *
+   * @generated from field: uint32 played = 2;
+   */
+  played?: number;
+
+  /**
+   * The seat, 0..seats-1, whose copy met the call; absent while it is open.
+   *
+   * @generated from field: optional uint32 met_by = 3;
+   */
+  metBy?: number;
+
+  /**
+   * The index, 0-based, of the trick in which it was met; absent while it is open.
+   *
+   * @generated from field: optional uint32 trick = 4;
+   */
+  trick?: number;
+
+  /**
+   * Whether meeting it brought a seat onto the dealer's side (false for a copy spent by a seat already there).
+   *
+   * @generated from field: bool joined = 5;
+   */
+  joined?: boolean;
+};
+
+/**
+ * Describes the message tractor.rules.v1.FriendCallState.
+ * Use `create(FriendCallStateSchema)` to create a new message.
+ */
+export const FriendCallStateSchema: GenMessage<FriendCallState, {jsonType: FriendCallStateJson}> = /*@__PURE__*/
+  messageDesc(file_tractor_rules_v1_types, 5);
+
+/**
  * The cards of one seat: a hand, or one play of a trick.
  *
  * @generated from message tractor.rules.v1.SeatCards
  */
 export type SeatCards = Message<"tractor.rules.v1.SeatCards"> & {
   /**
-   * The seat, 0..3.
+   * The seat, 0..seats-1.
    *
    * @generated from field: uint32 seat = 1;
    */
@@ -462,7 +749,7 @@ export type SeatCards = Message<"tractor.rules.v1.SeatCards"> & {
  */
 export type SeatCardsJson = {
   /**
-   * The seat, 0..3.
+   * The seat, 0..seats-1.
    *
    * @generated from field: uint32 seat = 1;
    */
@@ -481,10 +768,10 @@ export type SeatCardsJson = {
  * Use `create(SeatCardsSchema)` to create a new message.
  */
 export const SeatCardsSchema: GenMessage<SeatCards, {jsonType: SeatCardsJson}> = /*@__PURE__*/
-  messageDesc(file_tractor_rules_v1_types, 3);
+  messageDesc(file_tractor_rules_v1_types, 6);
 
 /**
- * One single, pair or tractor inside a play (R3.6 decomposition).
+ * One single, pair, triple, quadruple or tractor inside a play (R3.6 decomposition; R14.3 on more decks).
  *
  * @generated from message tractor.rules.v1.Component
  */
@@ -509,10 +796,18 @@ export type Component = Message<"tractor.rules.v1.Component"> & {
    * @generated from field: repeated tractor.rules.v1.Card cards = 3;
    */
   cards: Card[];
+
+  /**
+   * Copies of each face in it, 1..4: set on tables of more than two decks (R14.3), where `pairs` counts the
+   * rungs of a pair, triple or quadruple unit (1 for the unit, k for a k-tractor of them); 0 on two decks.
+   *
+   * @generated from field: uint32 width = 4;
+   */
+  width: number;
 };
 
 /**
- * One single, pair or tractor inside a play (R3.6 decomposition).
+ * One single, pair, triple, quadruple or tractor inside a play (R3.6 decomposition; R14.3 on more decks).
  *
  * @generated from message tractor.rules.v1.Component
  */
@@ -537,6 +832,14 @@ export type ComponentJson = {
    * @generated from field: repeated tractor.rules.v1.Card cards = 3;
    */
   cards?: CardJson[];
+
+  /**
+   * Copies of each face in it, 1..4: set on tables of more than two decks (R14.3), where `pairs` counts the
+   * rungs of a pair, triple or quadruple unit (1 for the unit, k for a k-tractor of them); 0 on two decks.
+   *
+   * @generated from field: uint32 width = 4;
+   */
+  width?: number;
 };
 
 /**
@@ -544,7 +847,7 @@ export type ComponentJson = {
  * Use `create(ComponentSchema)` to create a new message.
  */
 export const ComponentSchema: GenMessage<Component, {jsonType: ComponentJson}> = /*@__PURE__*/
-  messageDesc(file_tractor_rules_v1_types, 4);
+  messageDesc(file_tractor_rules_v1_types, 7);
 
 /**
  * Evidence for a failed throw: a seat holds cards that beat one component of the throw (R4.4).
@@ -607,7 +910,7 @@ export type ThrowEvidenceJson = {
  * Use `create(ThrowEvidenceSchema)` to create a new message.
  */
 export const ThrowEvidenceSchema: GenMessage<ThrowEvidence, {jsonType: ThrowEvidenceJson}> = /*@__PURE__*/
-  messageDesc(file_tractor_rules_v1_types, 5);
+  messageDesc(file_tractor_rules_v1_types, 8);
 
 /**
  * The outcome of a multi-component lead (a throw).
@@ -698,7 +1001,7 @@ export type ThrowOutcomeJson = {
  * Use `create(ThrowOutcomeSchema)` to create a new message.
  */
 export const ThrowOutcomeSchema: GenMessage<ThrowOutcome, {jsonType: ThrowOutcomeJson}> = /*@__PURE__*/
-  messageDesc(file_tractor_rules_v1_types, 6);
+  messageDesc(file_tractor_rules_v1_types, 9);
 
 /**
  * One card face. The two copies of a face are interchangeable (R1.3), so a face is all a card needs.
@@ -1974,6 +2277,136 @@ export const ThrowRuffCompareSchema: GenEnum<ThrowRuffCompare, ThrowRuffCompareJ
   enumDesc(file_tractor_rules_v1_types, 18);
 
 /**
+ * PARTNERS (R15.1): how the seats form the two sides of a hand.
+ *
+ * @generated from enum tractor.rules.v1.Partners
+ */
+export enum Partners {
+  /**
+   * The preset's value (every preset: fixed).
+   *
+   * @generated from enum value: PARTNERS_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * Every other seat from the dealer is on his side (R1.5 at four seats); an even table only.
+   *
+   * @generated from enum value: PARTNERS_FIXED = 1;
+   */
+  FIXED = 1,
+
+  /**
+   * Finding friends (找朋友): the dealer calls cards, whoever plays a called copy joins his side.
+   *
+   * @generated from enum value: PARTNERS_FRIENDS = 2;
+   */
+  FRIENDS = 2,
+}
+
+/**
+ * PARTNERS (R15.1): how the seats form the two sides of a hand.
+ *
+ * @generated from enum tractor.rules.v1.Partners
+ */
+export type PartnersJson = "PARTNERS_UNSPECIFIED" | "PARTNERS_FIXED" | "PARTNERS_FRIENDS";
+
+/**
+ * Describes the enum tractor.rules.v1.Partners.
+ */
+export const PartnersSchema: GenEnum<Partners, PartnersJson> = /*@__PURE__*/
+  enumDesc(file_tractor_rules_v1_types, 19);
+
+/**
+ * FRIEND-LIMITS (R15.4): a kind of card the dealer may not call.
+ *
+ * @generated from enum tractor.rules.v1.FriendLimit
+ */
+export enum FriendLimit {
+  /**
+   * No limit: never valid in a list of limits.
+   *
+   * @generated from enum value: FRIEND_LIMIT_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * Jokers, level cards and the trump suit (every preset's only limit).
+   *
+   * @generated from enum value: FRIEND_LIMIT_TRUMPS = 1;
+   */
+  TRUMPS = 1,
+
+  /**
+   * The strongest card of its category: a plain suit's A (K at level A), BJ among trumps.
+   *
+   * @generated from enum value: FRIEND_LIMIT_TOP = 2;
+   */
+  TOP = 2,
+
+  /**
+   * 5, 10 and K; a K stays callable at level A.
+   *
+   * @generated from enum value: FRIEND_LIMIT_POINTS = 3;
+   */
+  POINTS = 3,
+}
+
+/**
+ * FRIEND-LIMITS (R15.4): a kind of card the dealer may not call.
+ *
+ * @generated from enum tractor.rules.v1.FriendLimit
+ */
+export type FriendLimitJson = "FRIEND_LIMIT_UNSPECIFIED" | "FRIEND_LIMIT_TRUMPS" | "FRIEND_LIMIT_TOP" | "FRIEND_LIMIT_POINTS";
+
+/**
+ * Describes the enum tractor.rules.v1.FriendLimit.
+ */
+export const FriendLimitSchema: GenEnum<FriendLimit, FriendLimitJson> = /*@__PURE__*/
+  enumDesc(file_tractor_rules_v1_types, 20);
+
+/**
+ * MULTIPLE-JOIN (R15.6): a called copy played by a seat already on the dealer's side.
+ *
+ * @generated from enum tractor.rules.v1.MultipleJoin
+ */
+export enum MultipleJoin {
+  /**
+   * The preset's value (every preset: spent).
+   *
+   * @generated from enum value: MULTIPLE_JOIN_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * The copy uses the call up and nobody joins.
+   *
+   * @generated from enum value: MULTIPLE_JOIN_SPENT = 1;
+   */
+  SPENT = 1,
+
+  /**
+   * The call waits for the next copy played by a seat outside the dealer's side.
+   *
+   * @generated from enum value: MULTIPLE_JOIN_PASSES_ON = 2;
+   */
+  PASSES_ON = 2,
+}
+
+/**
+ * MULTIPLE-JOIN (R15.6): a called copy played by a seat already on the dealer's side.
+ *
+ * @generated from enum tractor.rules.v1.MultipleJoin
+ */
+export type MultipleJoinJson = "MULTIPLE_JOIN_UNSPECIFIED" | "MULTIPLE_JOIN_SPENT" | "MULTIPLE_JOIN_PASSES_ON";
+
+/**
+ * Describes the enum tractor.rules.v1.MultipleJoin.
+ */
+export const MultipleJoinSchema: GenEnum<MultipleJoin, MultipleJoinJson> = /*@__PURE__*/
+  enumDesc(file_tractor_rules_v1_types, 21);
+
+/**
  * What a set of cards is as a lead (R3, R4.3).
  *
  * @generated from enum tractor.rules.v1.Shape
@@ -2033,7 +2466,7 @@ export type ShapeJson = "SHAPE_UNSPECIFIED" | "SHAPE_SINGLE" | "SHAPE_PAIR" | "S
  * Describes the enum tractor.rules.v1.Shape.
  */
 export const ShapeSchema: GenEnum<Shape, ShapeJson> = /*@__PURE__*/
-  enumDesc(file_tractor_rules_v1_types, 19);
+  enumDesc(file_tractor_rules_v1_types, 22);
 
 /**
  * The kind of one component of a play.
@@ -2063,11 +2496,25 @@ export enum ComponentType {
   PAIR = 2,
 
   /**
-   * A k-tractor, k >= 2.
+   * A k-tractor, k >= 2 (of pairs; of triples or quadruples on more decks: see `Component.width`).
    *
    * @generated from enum value: COMPONENT_TYPE_TRACTOR = 3;
    */
   TRACTOR = 3,
+
+  /**
+   * Three copies of one face (three or more decks, R14.3).
+   *
+   * @generated from enum value: COMPONENT_TYPE_TRIPLE = 4;
+   */
+  TRIPLE = 4,
+
+  /**
+   * Four copies of one face (four decks, R14.3).
+   *
+   * @generated from enum value: COMPONENT_TYPE_QUADRUPLE = 5;
+   */
+  QUADRUPLE = 5,
 }
 
 /**
@@ -2075,13 +2522,13 @@ export enum ComponentType {
  *
  * @generated from enum tractor.rules.v1.ComponentType
  */
-export type ComponentTypeJson = "COMPONENT_TYPE_UNSPECIFIED" | "COMPONENT_TYPE_SINGLE" | "COMPONENT_TYPE_PAIR" | "COMPONENT_TYPE_TRACTOR";
+export type ComponentTypeJson = "COMPONENT_TYPE_UNSPECIFIED" | "COMPONENT_TYPE_SINGLE" | "COMPONENT_TYPE_PAIR" | "COMPONENT_TYPE_TRACTOR" | "COMPONENT_TYPE_TRIPLE" | "COMPONENT_TYPE_QUADRUPLE";
 
 /**
  * Describes the enum tractor.rules.v1.ComponentType.
  */
 export const ComponentTypeSchema: GenEnum<ComponentType, ComponentTypeJson> = /*@__PURE__*/
-  enumDesc(file_tractor_rules_v1_types, 20);
+  enumDesc(file_tractor_rules_v1_types, 23);
 
 /**
  * Why a play or a bury is illegal. An illegal play is an answer (status OK), never an error.
@@ -2157,7 +2604,7 @@ export type ViolationJson = "VIOLATION_UNSPECIFIED" | "VIOLATION_EMPTY_PLAY" | "
  * Describes the enum tractor.rules.v1.Violation.
  */
 export const ViolationSchema: GenEnum<Violation, ViolationJson> = /*@__PURE__*/
-  enumDesc(file_tractor_rules_v1_types, 21);
+  enumDesc(file_tractor_rules_v1_types, 24);
 
 /**
  * Whether a throw is played as it is (R4.4-R4.7).
@@ -2198,5 +2645,5 @@ export type ThrowResultJson = "THROW_RESULT_UNSPECIFIED" | "THROW_RESULT_SUCCEED
  * Describes the enum tractor.rules.v1.ThrowResult.
  */
 export const ThrowResultSchema: GenEnum<ThrowResult, ThrowResultJson> = /*@__PURE__*/
-  enumDesc(file_tractor_rules_v1_types, 22);
+  enumDesc(file_tractor_rules_v1_types, 25);
 

@@ -1,0 +1,106 @@
+"""Advice on other tables (R14, R15): whole random hands played by the suggestions, every play legal.
+
+The checks are the engine's own request checks (R14.5 leads against the other hands as they are, R14.6
+follows), independent of the advice's internal check; each call judges at most ``CONSIDERED`` plays.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+
+import pytest
+
+from rules_core.bidding import Shown
+from rules_core.cards import BIG_JOKER, NUM_FACES, SMALL_JOKER, Suit
+from rules_core.rules import DEFAULT_RULES, Partners, Rules
+from rules_core.table import judge_wide, table_bury, table_follow, table_lead, table_sizes
+from rules_core.table_advice import (
+    CONSIDERED,
+    suggest_table_bury,
+    suggest_table_declaration,
+    suggest_table_play,
+)
+from rules_core.table_bidding import declare_table
+from rules_core.trump import trump_context
+from rules_core.tuples import decompose_wide
+from rules_core.verdicts import Legal
+
+TABLES = [(3, 6, Partners.FRIENDS), (4, 8, Partners.FIXED), (2, 5, Partners.FRIENDS)]
+
+
+def _rules(decks: int, seats: int, partners: Partners) -> Rules:
+    return replace(DEFAULT_RULES, decks=decks, seats=seats, partners=partners)
+
+
+@pytest.mark.parametrize(("decks", "seats", "partners"), TABLES)
+def test_whole_hands_are_legal(decks: int, seats: int, partners: Partners) -> None:
+    """R14.2 bury, then every trick of the hand by the suggestions: each play legal, each call bounded."""
+    rules = _rules(decks, seats, partners)
+    rng = random.Random(decks * 100 + seats)
+    size, bottom = table_sizes(decks, seats)
+    for _ in range(2):
+        ctx = trump_context(rng.randint(2, 14), rng.choice([Suit.S, Suit.H, Suit.C, Suit.D, None]))
+        deck = [f for f in range(NUM_FACES) for _ in range(decks)]
+        rng.shuffle(deck)
+        hands = [deck[i * size : (i + 1) * size] for i in range(seats)]
+        dealer = rng.randrange(seats)
+        held = hands[dealer] + deck[seats * size :]
+        buried = suggest_table_bury(ctx, rules, hand=held)
+        assert table_bury(rules, hand=held, bury=buried).legal and len(buried) == bottom
+        for face in buried:
+            held.remove(face)
+        hands[dealer] = held
+        leader = dealer
+        for _trick in range(size):
+            plays: list[tuple[int, tuple[int, ...]]] = []
+            for i in range(seats):
+                seat = (leader + i) % seats
+                advice = suggest_table_play(
+                    ctx, rules, seat=seat, hand=hands[seat], trick_leader=leader, trick_plays=plays
+                )
+                assert advice.considered <= CONSIDERED
+                if plays:  # R14.6
+                    verdict = table_follow(ctx, rules, hand=hands[seat], lead=plays[0][1], play=advice.cards)
+                else:  # R14.5, against the other hands as they are
+                    others = {s: hands[s] for s in range(seats) if s != seat}
+                    verdict = table_lead(ctx, rules, hand=hands[seat], lead=advice.cards, others=others)
+                assert isinstance(verdict, Legal), (advice.cards, verdict)
+                for face in advice.cards:
+                    hands[seat].remove(face)
+                plays.append((seat, advice.cards))
+            _, best = judge_wide(ctx, decompose_wide(ctx, plays[0][1]), [p for _, p in plays])
+            leader = plays[best][0]
+        assert not any(hands)
+
+
+@pytest.mark.parametrize(("decks", "seats", "partners"), TABLES)
+def test_declarations_are_accepted(decks: int, seats: int, partners: Partners) -> None:
+    """R14.11: a suggested declaration is accepted when replayed; a declaration is suggested when a seat
+    holds D copies of a level card and a third of its cards are trumps with it."""
+    rules = _rules(decks, seats, partners)
+    rng = random.Random(decks + seats)
+    size = table_sizes(decks, seats)[0]
+    suggested = 0
+    for _ in range(60):
+        level = rng.randint(2, 14)
+        deck = [f for f in range(NUM_FACES) for _ in range(decks)]
+        rng.shuffle(deck)
+        acts: list[Shown] = []
+        for seat in range(seats):
+            received = tuple(deck[seat * size : seat * size + rng.randint(1, size)])
+            cards, act, _why = suggest_table_declaration(
+                rules, level=level, seat=seat, received=received, acts=acts
+            )
+            if act is None:
+                assert cards == ()
+                continue
+            suggested += 1
+            acts.append((seat, cards, received))
+            replay = declare_table(rules=rules, level=level, acts=acts, first_hand=False)
+            assert replay.acts[-1] == act
+    assert suggested > 0
+    level_face = 13 + 3  # H5
+    received = (level_face,) * decks + tuple(range(13, 13 + 3)) + (SMALL_JOKER, BIG_JOKER)
+    cards, act, _ = suggest_table_declaration(rules, level=5, seat=0, received=received, acts=[])
+    assert cards == (level_face,) * decks and act is not None
