@@ -3,7 +3,7 @@
 A change that extends the contract or the ruleset (house rules, more decks) must not move a single byte
 of the answers to requests that set none of the new fields. This replays every call of the corpus files
 (``make corpus``, or ``--corpus DIR``) through the servicer in process, the very code a worker runs,
-and prints a SHA-256 per corpus file over the serialized responses (deterministic serialization) or,
+and prints a SHA-256 per corpus file and RPC over the serialized responses (deterministic serialization) or,
 for a refused request, its error's type, field and message.
 
 Replay the same corpus files before and after a change, and compare::
@@ -41,18 +41,19 @@ def answer(servicer: RulesServicer, call: Call, context: Any) -> bytes:
     return data
 
 
-def fingerprint(calls: Iterable[Call]) -> tuple[int, str]:
-    """How many calls, and the SHA-256 over each call's method, request and answer, in order."""
+def fingerprints(calls: Iterable[Call]) -> dict[str, tuple[int, str]]:
+    """Per RPC: how many calls, and the SHA-256 over each call's request and answer, in order."""
     servicer = RulesServicer(Metrics(registry=CollectorRegistry()))
     context: Any = StubContext()  # the two methods the servicer calls
-    digest = hashlib.sha256()
-    count = 0
+    digests: dict[str, Any] = {}
+    counts: dict[str, int] = {}
     for call in calls:
-        for part in (call.method.encode(), call.request, answer(servicer, call, context)):
+        digest = digests.setdefault(call.method, hashlib.sha256())
+        for part in (call.request, answer(servicer, call, context)):
             digest.update(len(part).to_bytes(4, "big"))
             digest.update(part)
-        count += 1
-    return count, digest.hexdigest()
+        counts[call.method] = counts.get(call.method, 0) + 1
+    return {method: (counts[method], digests[method].hexdigest()) for method in sorted(digests)}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -62,8 +63,11 @@ def main(argv: list[str] | None = None) -> int:
     directory: Path = args.corpus or corpus_dir()
     for kind in KINDS:
         path = corpus_path(kind, directory)
-        count, digest = fingerprint(call for script in read(path) for call in script.calls)
-        print(f"{kind:8} {count:7} calls  sha256 {digest}", flush=True)
+        if not path.exists():
+            print(f"{kind:8} (no {path.name})", flush=True)
+            continue
+        for method, (count, digest) in fingerprints(c for script in read(path) for c in script.calls).items():
+            print(f"{kind:8} {method:20} {count:7} calls  sha256 {digest}", flush=True)
     return 0
 
 
