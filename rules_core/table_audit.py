@@ -19,6 +19,7 @@ from rules_core.bidding import Bidding, Shown
 from rules_core.cards import NUM_FACES, faces_of, format_cards
 from rules_core.errors import InvalidArgumentError, Problem
 from rules_core.friends import (
+    ACE,
     FriendCall,
     Play,
     SidesAfter,
@@ -30,7 +31,7 @@ from rules_core.friends import (
 )
 from rules_core.rules import Rules
 from rules_core.seating import SeatCards
-from rules_core.settlement import FailedThrow
+from rules_core.settlement import FailedThrow, check_int
 from rules_core.table import Counter, table_bury, table_follow, table_lead, table_sizes, table_trick
 from rules_core.table_bidding import declare_table
 from rules_core.table_turn import MAX_TABLE_TRICKS, on_rulebook_table
@@ -53,7 +54,8 @@ class TableAudit:
     leaders: tuple[int, ...]
     """The seat that led each resolved trick (R4.1, R7.4)."""
     score: int
-    """The attackers' points from those tricks by the latest sides, dig included (R15.8, R15.9)."""
+    """The attackers' points from those tricks by the latest sides, dig included (R15.8, R15.9), without
+    the failed-throw penalty (R16.2), which the settlement's score adds."""
     settlement: TableSettlement | None
     """The per-seat settlement (R15.10-R15.13), when the record is valid."""
 
@@ -100,6 +102,8 @@ def audit_table(
         raise InvalidArgumentError(
             "seat_levels", Problem.BAD_SIZE, f"one level for each of the {rules.seats} seats (R15.11)"
         )
+    for seat, value in enumerate(seat_levels):
+        check_int(f"seat_levels[{seat}]", value, low=2, high=ACE)
     deal_error = _deal_error(rules, record)
     shown = tuple(
         (
@@ -120,7 +124,12 @@ def audit_table(
             empty, error=AuditError(Finding.NO_DEALER, "a hand after the first must name its dealer")
         )
     ctx = trump_context(level, bidding.contract)
-    check_calls(rules, ctx, calls)  # R15.1-R15.4, named friend_calls[i]
+    try:  # R15.1-R15.4, named friend_calls[i] (a table its partners cannot seat: ruleset.partners)
+        check_calls(rules, ctx, calls)
+    except InvalidArgumentError as error:
+        if error.argument == "partners":
+            raise InvalidArgumentError("ruleset.partners", error.problem, error.message) from None
+        raise
     if seat_levels[bidding.dealer] != level:
         raise InvalidArgumentError(
             f"seat_levels[{bidding.dealer}]", Problem.INCONSISTENT, "the hand is played at the dealer's level"
@@ -282,9 +291,8 @@ def _play(
         dig_points=dig.added if dig else 0,
         failed_throws=failed,
     )
-    return TableAudit(
-        None, bidding, dealer, tuple(results), tuple(sides), tuple(leaders), settled.score, settled
-    )
+    score = settled.score - settled.throw_penalty  # R16.2's penalty is the settlement's, as on two decks
+    return TableAudit(None, bidding, dealer, tuple(results), tuple(sides), tuple(leaders), score, settled)
 
 
 def _check_trick(  # noqa: PLR0917 (one private step of _play)
