@@ -238,3 +238,46 @@ def test_leads_and_follows_are_the_engine_checks() -> None:
         for seat, cards in plays:
             for face in cards:
                 hands[seat].remove(face)
+
+
+def test_misrecorded_throw_and_bad_bury_are_flagged() -> None:
+    """R4.7: an attempted lead recorded on a lead that stands is THROW_MISRECORDED; R14.2: burying a card
+    the dealer does not hold is ILLEGAL_BURY."""
+    rules = _rules(3, 6, Partners.FRIENDS)
+    hand = PlayedHand(rules, 11)
+    plays, _ = hand.tricks[0]
+    misrecorded = [(plays, list(plays[0][1])), *hand.tricks[1:]]
+    audit = hand.audit(rules, misrecorded)
+    assert audit.error is not None
+    assert (audit.error.finding, audit.error.trick) == (Finding.THROW_MISRECORDED, 0)
+    held = hand.dealt[hand.dealer] + hand.bottom
+    hand.buried = (next(f for f in range(NUM_FACES) if f not in held), *hand.buried[1:])
+    audit = hand.audit(rules)
+    assert audit.error is not None
+    assert (audit.error.finding, audit.error.seat) == (Finding.ILLEGAL_BURY, hand.dealer)
+
+
+def test_longest_hand_is_bounded() -> None:
+    """R14.2, R15.15: the longest hand (four decks, four seats, 52 tricks) audits valid, well within time."""
+    rules = _rules(4, 4, Partners.FRIENDS)
+    hand = PlayedHand(rules, 5)
+    audit = hand.audit(rules)
+    assert audit.valid and len(audit.tricks) == 52 == len(audit.sides)
+
+
+def test_rulebook_table_keeps_its_own_audit() -> None:
+    """R14.10: two decks, four seats, fixed partners are rules_core.audit's; this module refuses them."""
+    with pytest.raises(InvalidArgumentError) as caught:
+        audit_table(
+            DEFAULT_RULES,
+            level=2,
+            seat_levels=[2] * 4,
+            hands=[],
+            bottom=[],
+            declarations=[],
+            buried=[],
+            tricks=[],
+            calls=(),
+            dealer=0,
+        )
+    assert caught.value.argument == "ruleset"
