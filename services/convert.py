@@ -55,6 +55,7 @@ from rules_core.settlement import MAX_FAILED_THROWS, FailedThrow, Side
 from rules_core.shapes import Component, Decomposition, Shape
 from rules_core.strategy.bury import BuryAdvice, BuryPolicy
 from rules_core.strategy.declaration import DeclarationAdvice, DeclarationPolicy
+from rules_core.table_audit import TableAudit
 from rules_core.table_turn import (
     MAX_TABLE_CARDS,
     MAX_TABLE_HAND,
@@ -357,6 +358,21 @@ def table_tricks(messages: Sequence[pb.RecordedTrick], path: str) -> list[Record
         (
             seated(message.plays, f"{path}[{i}].plays", table=True),
             message.winner if message.HasField("winner") else None,
+        )
+        for i, message in enumerate(messages)
+    ]
+
+
+def table_recorded_tricks(
+    messages: Sequence[pb.RecordedTrick], path: str
+) -> list[tuple[tuple[SeatCards, ...], tuple[int, ...]]]:
+    """AuditHand on other tables: a hand's tricks as (seated plays, attempted lead), bounded as
+    :func:`table_tricks` bounds them (R14.1); rules_core judges their seats, sizes and cards."""
+    table_tricks(messages, path)  # the bounds; the winners are the audit's to find
+    return [
+        (
+            seated(message.plays, f"{path}[{i}].plays", table=True),
+            cards(message.attempted_lead, f"{path}[{i}].attempted_lead", MAX_TABLE_HAND),
         )
         for i, message in enumerate(messages)
     ]
@@ -888,6 +904,42 @@ def audit_response(audit: Audit) -> pb.AuditHandResponse:
     response.score = score
     if audit.settlement is not None:
         response.settlement.CopyFrom(settlement_response(HandSettlement(audit.settlement, audit.coins)))
+    return response
+
+
+def table_audit_response(audit: TableAudit, seats: int) -> pb.AuditHandResponse:
+    """A hand's audit on another table (R14, R15): as :func:`audit_response`, with the sides after each
+    trick and at the end, and SettleHand's per-seat settlement there."""
+    error = audit.error
+    response = pb.AuditHandResponse(valid=error is None)
+    if error is not None:
+        response.finding = FINDINGS[error.finding]
+        response.message = error.message
+        response.violation = VIOLATIONS[error.violation] if error.violation else t.VIOLATION_UNSPECIFIED
+        if error.trick is not None:
+            response.trick = error.trick
+        if error.seat is not None:
+            response.seat = error.seat
+    bidding = audit.bidding
+    response.contract = t.CONTRACT_NO_TRUMP if bidding.contract is None else CONTRACTS[bidding.contract]
+    response.overturn_multiplier = bidding.overturn_multiplier
+    if audit.dealer is not None:
+        response.dealer = audit.dealer
+    for index, (result, leader, sides) in enumerate(
+        zip(audit.tricks, audit.leaders, audit.sides, strict=True)
+    ):
+        trick = pb.TrickAudit(index=index, result=trick_response(result, leader, seats))
+        trick.score_after = sides.attackers_points + (result.dig.added if result.dig else 0)
+        trick.dealer_side.extend(sorted(sides.dealer_side))
+        trick.calls.extend(call_state(state) for state in sides.calls)
+        response.tricks.append(trick)
+    response.score = max(0, audit.score)
+    if audit.sides:
+        response.dealer_side.extend(sorted(audit.sides[-1].dealer_side))
+        response.calls.extend(call_state(state) for state in audit.sides[-1].calls)
+    if audit.settlement is not None:
+        final = audit.sides[-1].calls if audit.sides else ()
+        response.settlement.CopyFrom(table_settlement_response(audit.settlement, final))
     return response
 
 

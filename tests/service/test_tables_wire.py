@@ -422,7 +422,13 @@ def _other_rpcs() -> list[Any]:
             "ruleset.decks",
             id="ranked-list-decks",
         ),
-        pytest.param("AuditHand", pb.AuditHandRequest, {"ruleset": friends4}, "ruleset.partners", id="audit"),
+        pytest.param(
+            "AuditHand",
+            pb.AuditHandRequest,
+            {"ruleset": friends4, "tao_dou": {"base": 1}},
+            "ruleset.partners",
+            id="audit-stake",
+        ),
         pytest.param(
             "CalculatePenalty", pb.CalculatePenaltyRequest, {"ruleset": six}, "ruleset.decks", id="penalty"
         ),
@@ -440,8 +446,8 @@ def _other_rpcs() -> list[Any]:
 def test_rpcs_ruled_for_the_rulebooks_table(
     stub: Stub, method: str, cls: Any, body: dict[str, Any], field: str
 ) -> None:
-    """R14.10: what stays two-deck, four-seat (coins, forced quits, the audit, the strong ranking) refuses
-    another table, naming the field that makes it one."""
+    """R14.10: what stays two-deck, four-seat (coins, forced quits, the strong ranking) refuses another
+    table, naming the field that makes it one; AuditHand answers there but refuses a stake."""
     code, violations = rejected(getattr(stub, method), message(cls, body))
     assert code == INVALID
     assert [name for name, _ in violations] == [field]

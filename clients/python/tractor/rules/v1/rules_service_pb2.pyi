@@ -2022,6 +2022,8 @@ class AuditHandRequest(_message.Message):
     BURIED_FIELD_NUMBER: _builtins.int
     TRICKS_FIELD_NUMBER: _builtins.int
     TAO_DOU_FIELD_NUMBER: _builtins.int
+    FRIEND_CALLS_FIELD_NUMBER: _builtins.int
+    SEAT_LEVELS_FIELD_NUMBER: _builtins.int
     level: _types_pb2.Rank.ValueType
     """The dealer team's level, which is the hand's level rank L (required)."""
     attacker_level: _types_pb2.Rank.ValueType
@@ -2038,11 +2040,13 @@ class AuditHandRequest(_message.Message):
 
     @_builtins.property
     def hands(self) -> _containers.RepeatedCompositeFieldContainer[_types_pb2.SeatCards]:
-        """The four hands as dealt, 25 cards each, one per seat."""
+        """The hands as dealt, one per seat: four of 25 cards on the rulebooks' table, N of the table's hand size
+        on other tables (R14.2).
+        """
 
     @_builtins.property
     def bottom(self) -> _containers.RepeatedScalarFieldContainer[_types_pb2.Card.ValueType]:
-        """The 8 bottom cards the dealer picks up (R11.1)."""
+        """The bottom the dealer picks up: 8 cards (R11.1), the table's bottom size on other tables (R14.2)."""
 
     @_builtins.property
     def declarations(self) -> _containers.RepeatedCompositeFieldContainer[Global___Declaration]:
@@ -2050,16 +2054,31 @@ class AuditHandRequest(_message.Message):
 
     @_builtins.property
     def buried(self) -> _containers.RepeatedScalarFieldContainer[_types_pb2.Card.ValueType]:
-        """The 8 cards the dealer buried (R11.2)."""
+        """The cards the dealer buried: 8 (R11.2), the bottom's size on other tables (R14.2)."""
 
     @_builtins.property
     def tricks(self) -> _containers.RepeatedCompositeFieldContainer[Global___RecordedTrick]:
-        """Every trick in order (at most 25)."""
+        """Every trick in order (at most 25; on other tables at most the hand size, N plays each). The winners
+        are found by the audit; `winner` is not read.
+        """
 
     @_builtins.property
     def tao_dou(self) -> Global___TaoDouStake:
         """Optional: the Tao Dou stake, to settle coins too. O comes from the declarations, so
-        `tao_dou.overturn_multiplier` is 0 or that same value.
+        `tao_dou.overturn_multiplier` is 0 or that same value. The rulebooks' table only (R14.10).
+        """
+
+    @_builtins.property
+    def friend_calls(self) -> _containers.RepeatedCompositeFieldContainer[_types_pb2.FriendCall]:
+        """Finding friends (R15): the dealer's calls, as many as the ruleset's FRIEND-CALLS (R15.2-R15.4); empty
+        otherwise. The sides are replayed from them trick by trick (R15.5-R15.8).
+        """
+
+    @_builtins.property
+    def seat_levels(self) -> _containers.RepeatedScalarFieldContainer[_types_pb2.Rank.ValueType]:
+        """Other tables (decks other than 2, seats other than 4, or finding friends: R14, R15): each seat's level
+        before the hand, in seat order 0..seats-1; the dealer's must be `level`. Required there, where
+        `attacker_level` is not read; not read on the rulebooks' table.
         """
 
     def __init__(
@@ -2077,10 +2096,12 @@ class AuditHandRequest(_message.Message):
         buried: _abc.Iterable[_types_pb2.Card.ValueType] | None = ...,
         tricks: _abc.Iterable[Global___RecordedTrick] | None = ...,
         tao_dou: Global___TaoDouStake | None = ...,
+        friend_calls: _abc.Iterable[_types_pb2.FriendCall] | None = ...,
+        seat_levels: _abc.Iterable[_types_pb2.Rank.ValueType] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_dealer", b"_dealer", "dealer", b"dealer", "ruleset", b"ruleset", "tao_dou", b"tao_dou"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_dealer", b"_dealer", "attacker_level", b"attacker_level", "bottom", b"bottom", "buried", b"buried", "dealer", b"dealer", "declarations", b"declarations", "first_hand", b"first_hand", "first_seated", b"first_seated", "hands", b"hands", "level", b"level", "ruleset", b"ruleset", "tao_dou", b"tao_dou", "tricks", b"tricks"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_dealer", b"_dealer", "attacker_level", b"attacker_level", "bottom", b"bottom", "buried", b"buried", "dealer", b"dealer", "declarations", b"declarations", "first_hand", b"first_hand", "first_seated", b"first_seated", "friend_calls", b"friend_calls", "hands", b"hands", "level", b"level", "ruleset", b"ruleset", "seat_levels", b"seat_levels", "tao_dou", b"tao_dou", "tricks", b"tricks"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__dealer: _TypeAlias = _typing.Literal["dealer"]  # noqa: Y015
     _WhichOneofArgType__dealer: _TypeAlias = _typing.Literal["_dealer", b"_dealer"]  # noqa: Y015
@@ -2097,13 +2118,25 @@ class TrickAudit(_message.Message):
     INDEX_FIELD_NUMBER: _builtins.int
     RESULT_FIELD_NUMBER: _builtins.int
     SCORE_AFTER_FIELD_NUMBER: _builtins.int
+    DEALER_SIDE_FIELD_NUMBER: _builtins.int
+    CALLS_FIELD_NUMBER: _builtins.int
     index: _builtins.int
     """The trick's index, 0-based."""
     score_after: _builtins.int
-    """The attackers' score after this trick."""
+    """The attackers' score after this trick (on other tables by the sides after it, R15.8)."""
     @_builtins.property
     def result(self) -> Global___ResolveTrickResponse:
         """The trick's resolution, with each play's judgement."""
+
+    @_builtins.property
+    def dealer_side(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Other tables: the seats on the dealer's side after this trick, ascending (R15.8); empty on the
+        rulebooks' table.
+        """
+
+    @_builtins.property
+    def calls(self) -> _containers.RepeatedCompositeFieldContainer[_types_pb2.FriendCallState]:
+        """Finding friends: each call after this trick, in call order (R15.5-R15.7)."""
 
     def __init__(
         self,
@@ -2111,10 +2144,12 @@ class TrickAudit(_message.Message):
         index: _builtins.int = ...,
         result: Global___ResolveTrickResponse | None = ...,
         score_after: _builtins.int = ...,
+        dealer_side: _abc.Iterable[_builtins.int] | None = ...,
+        calls: _abc.Iterable[_types_pb2.FriendCallState] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["result", b"result"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["index", b"index", "result", b"result", "score_after", b"score_after"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["calls", b"calls", "dealer_side", b"dealer_side", "index", b"index", "result", b"result", "score_after", b"score_after"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -2138,6 +2173,8 @@ class AuditHandResponse(_message.Message):
     TRICKS_FIELD_NUMBER: _builtins.int
     SCORE_FIELD_NUMBER: _builtins.int
     SETTLEMENT_FIELD_NUMBER: _builtins.int
+    DEALER_SIDE_FIELD_NUMBER: _builtins.int
+    CALLS_FIELD_NUMBER: _builtins.int
     valid: _builtins.bool
     """Whether the record keeps every rule."""
     finding: Global___AuditFinding.ValueType
@@ -2157,14 +2194,29 @@ class AuditHandResponse(_message.Message):
     dealer: _builtins.int
     """The hand's dealer, when there is one."""
     score: _builtins.int
-    """The attackers' score from those tricks, dig included."""
+    """The attackers' score from those tricks, dig included (on other tables by the sides after the last of
+    them, R15.8, R15.9; without the failed-throw penalty, which `settlement.table_score` adds).
+    """
     @_builtins.property
     def tricks(self) -> _containers.RepeatedCompositeFieldContainer[Global___TrickAudit]:
         """The tricks that keep the rules, in order, up to the first finding."""
 
     @_builtins.property
     def settlement(self) -> Global___SettleHandResponse:
-        """When valid: the settlement of the hand (with its coins when a stake was given)."""
+        """When valid: the settlement of the hand (with its coins when a stake was given). On other tables it is
+        SettleHand's answer there: each seat's level change in `seats`, with `dealer_side`, `calls`,
+        `small_team`, `small_team_bonus` and `table_score` (R15.8-R15.13).
+        """
+
+    @_builtins.property
+    def dealer_side(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Other tables: the seats on the dealer's side after the last trick that keeps the rules, ascending
+        (R15.8); empty when no trick keeps the rules, and on the rulebooks' table.
+        """
+
+    @_builtins.property
+    def calls(self) -> _containers.RepeatedCompositeFieldContainer[_types_pb2.FriendCallState]:
+        """Finding friends: each call after the last trick that keeps the rules, in call order (R15.5-R15.7)."""
 
     def __init__(
         self,
@@ -2181,10 +2233,12 @@ class AuditHandResponse(_message.Message):
         tricks: _abc.Iterable[Global___TrickAudit] | None = ...,
         score: _builtins.int = ...,
         settlement: Global___SettleHandResponse | None = ...,
+        dealer_side: _abc.Iterable[_builtins.int] | None = ...,
+        calls: _abc.Iterable[_types_pb2.FriendCallState] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_dealer", b"_dealer", "_seat", b"_seat", "_trick", b"_trick", "dealer", b"dealer", "seat", b"seat", "settlement", b"settlement", "trick", b"trick"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_dealer", b"_dealer", "_seat", b"_seat", "_trick", b"_trick", "contract", b"contract", "dealer", b"dealer", "finding", b"finding", "message", b"message", "overturn_multiplier", b"overturn_multiplier", "score", b"score", "seat", b"seat", "settlement", b"settlement", "trick", b"trick", "tricks", b"tricks", "valid", b"valid", "violation", b"violation"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_dealer", b"_dealer", "_seat", b"_seat", "_trick", b"_trick", "calls", b"calls", "contract", b"contract", "dealer", b"dealer", "dealer_side", b"dealer_side", "finding", b"finding", "message", b"message", "overturn_multiplier", b"overturn_multiplier", "score", b"score", "seat", b"seat", "settlement", b"settlement", "trick", b"trick", "tricks", b"tricks", "valid", b"valid", "violation", b"violation"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__dealer: _TypeAlias = _typing.Literal["dealer"]  # noqa: Y015
     _WhichOneofArgType__dealer: _TypeAlias = _typing.Literal["_dealer", b"_dealer"]  # noqa: Y015

@@ -169,7 +169,8 @@ class RulesServiceServicer(object):
         raise NotImplementedError('Method not implemented!')
 
     def AuditHand(self, request, context):
-        """Verifies a whole hand record trick by trick and settles it.
+        """Verifies a whole hand record trick by trick and settles it; on other tables (R14, R15) with the sides
+        replayed from the friend calls and each seat's level change.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

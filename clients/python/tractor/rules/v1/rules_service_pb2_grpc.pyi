@@ -64,7 +64,9 @@ class RulesServiceStub:
     SuggestPlay: _grpc.UnaryUnaryMultiCallable[_rules_service_pb2.SuggestPlayRequest, _rules_service_pb2.SuggestPlayResponse]
     """The system's play for a seat under auto-play (托管, e.g. after a disconnect): always legal."""
     AuditHand: _grpc.UnaryUnaryMultiCallable[_rules_service_pb2.AuditHandRequest, _rules_service_pb2.AuditHandResponse]
-    """Verifies a whole hand record trick by trick and settles it."""
+    """Verifies a whole hand record trick by trick and settles it; on other tables (R14, R15) with the sides
+    replayed from the friend calls and each seat's level change.
+    """
     ValidatePlays: _grpc.UnaryUnaryMultiCallable[_rules_service_pb2.ValidatePlaysRequest, _rules_service_pb2.ValidatePlaysResponse]
     """Many ValidatePlay verdicts in one call (a backend that serves many tables): each item is judged
     exactly as ValidatePlay judges it, and a malformed item gets its own error in its slot.
@@ -102,7 +104,9 @@ class RulesServiceAsyncStub(RulesServiceStub):
     SuggestPlay: _aio.UnaryUnaryMultiCallable[_rules_service_pb2.SuggestPlayRequest, _rules_service_pb2.SuggestPlayResponse]  # type: ignore[assignment]
     """The system's play for a seat under auto-play (托管, e.g. after a disconnect): always legal."""
     AuditHand: _aio.UnaryUnaryMultiCallable[_rules_service_pb2.AuditHandRequest, _rules_service_pb2.AuditHandResponse]  # type: ignore[assignment]
-    """Verifies a whole hand record trick by trick and settles it."""
+    """Verifies a whole hand record trick by trick and settles it; on other tables (R14, R15) with the sides
+    replayed from the friend calls and each seat's level change.
+    """
     ValidatePlays: _aio.UnaryUnaryMultiCallable[_rules_service_pb2.ValidatePlaysRequest, _rules_service_pb2.ValidatePlaysResponse]  # type: ignore[assignment]
     """Many ValidatePlay verdicts in one call (a backend that serves many tables): each item is judged
     exactly as ValidatePlay judges it, and a malformed item gets its own error in its slot.
@@ -191,7 +195,9 @@ class RulesServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _rules_service_pb2.AuditHandRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_rules_service_pb2.AuditHandResponse, _abc.Awaitable[_rules_service_pb2.AuditHandResponse]]:
-        """Verifies a whole hand record trick by trick and settles it."""
+        """Verifies a whole hand record trick by trick and settles it; on other tables (R14, R15) with the sides
+        replayed from the friend calls and each seat's level change.
+        """
 
     @_abc_1.abstractmethod
     def ValidatePlays(
