@@ -116,14 +116,16 @@ BOUNDS: Final[Mapping[str, Mapping[str, int]]] = {
         **_RULESET,
         **_DECLARATIONS,
         **_STAKE,
-        "hands": PLAYERS,
-        "hands.cards": HAND_SIZE,
-        "bottom": BOTTOM_SIZE,
+        "hands": MAX_TABLE_SEATS,  # R14: every table's deal
+        "hands.cards": MAX_TABLE_HAND,
+        "bottom": MAX_TABLE_BOTTOM,
         "buried": MAX_CARDS,
-        "tricks": MAX_TRICKS,
-        "tricks.plays": PLAYERS,
-        "tricks.plays.cards": MAX_CARDS,
-        "tricks.attempted_lead": MAX_CARDS,
+        "friend_calls": MAX_FRIEND_CALLS,  # R15
+        "seat_levels": MAX_TABLE_SEATS,
+        "tricks": max(MAX_TRICKS, MAX_TABLE_TRICKS),
+        "tricks.plays": MAX_TABLE_SEATS,
+        "tricks.plays.cards": max(MAX_CARDS, MAX_TABLE_HAND),  # and TOTALS: the decks in the whole record
+        "tricks.attempted_lead": max(MAX_CARDS, MAX_TABLE_HAND),
     },
     "SuggestDeclaration": {**_RULESET, "received": HAND_SIZE, **_DECLARATIONS},
     "SuggestBury": {**_RULESET, "hand": DEALER_HAND_SIZE, "bottom": BOTTOM_SIZE},
@@ -135,6 +137,7 @@ BOUNDS: Final[Mapping[str, Mapping[str, int]]] = {
 TOTALS: Final[Mapping[str, Mapping[str, int]]] = {
     "ResolveTrick": {"tricks_before.plays.cards": MAX_TABLE_CARDS},
     "SettleHand": {"tricks.plays.cards": MAX_TABLE_CARDS},
+    "AuditHand": {"hands.cards": MAX_TABLE_CARDS, "tricks.plays.cards": MAX_TABLE_CARDS},
     "ResolveTricks": {
         "items.tricks_before": MAX_TABLE_TRICKS,
         "items.tricks_before.plays.cards": MAX_TABLE_CARDS,
