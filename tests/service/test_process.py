@@ -176,7 +176,8 @@ def test_sigterm_under_load_drains_and_fails_nothing_in_flight(tmp_path: Path) -
             health = health_pb2_grpc.HealthStub(channel)
             signalled = time.monotonic()
             server.proc.send_signal(signal.SIGTERM)
-            server.wait_for("draining", 10)
+            for _ in range(2):  # each worker drains on its own signal: ask once both have begun
+                server.wait_for("draining", 10)
             status = health.Check(health_pb2.HealthCheckRequest(service=RULES_SERVICE), timeout=5).status
         code = server.proc.wait(15)
         stopped = time.monotonic()
