@@ -19,7 +19,8 @@ ENGINE_BUILD_LOG := build/engine-build.log
 ENGINE_BUILD_RC := build/engine-build.rc
 ENGINE_BUILD_STARTED := build/engine-build.started
 ENGINE_TESTS := tests/test_engine.py tests/test_play_worked_cases.py tests/test_properties.py \
-	tests/service/test_batch.py tests/service/test_worked_cases_wire.py tests/service/test_metrics.py
+	tests/service/test_batch.py tests/service/test_worked_cases_wire.py tests/service/test_metrics.py \
+	tests/loadtest/test_bench.py::test_the_engine_is_a_part_of_the_servicer
 
 TOURNAMENT_ARGS ?=
 

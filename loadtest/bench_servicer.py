@@ -89,7 +89,8 @@ def recording(module: ModuleType) -> Iterator[list[EngineCall]]:
     engine = {
         name: value
         for name, value in vars(module).items()
-        if inspect.isfunction(value) and value.__module__.startswith("rules_core.")
+        # a compiled engine's functions are builtins, not Python functions
+        if (inspect.isfunction(value) or inspect.isbuiltin(value)) and value.__module__.startswith("rules_core.")
     }
     calls: list[EngineCall] = []
 
