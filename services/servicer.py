@@ -13,12 +13,13 @@ import functools
 from collections.abc import Callable, Sequence
 from typing import Any, Final, TypeVar
 
-from rules_core.audit import audit
+from rules_core.audit import AuditError, audit
 from rules_core.bidding import Bidding, declare
 from rules_core.errors import InvalidArgumentError
 from rules_core.forced_quit import forced_quit
 from rules_core.kitty import validate_bury
 from rules_core.rules import Rules
+from rules_core.settlement import Side
 from rules_core.strategy.bury import suggest_bury
 from rules_core.strategy.declaration import suggest_declaration
 from rules_core.table import is_default, table_bury
@@ -31,14 +32,15 @@ from rules_core.table_turn import (
     MAX_TABLE_HAND,
     MAX_TABLE_SEATS,
     MAX_TABLE_TRICKS,
+    TableTrick,
     on_rulebook_table,
     resolve_table_trick,
     rulebook_only,
     settle_table_hand,
     validate_table_play,
 )
-from rules_core.taodou import HandSettlement, settle
-from rules_core.trick import judge_trick
+from rules_core.taodou import settle
+from rules_core.trick import JudgedTrick, judge_trick
 from rules_core.trump import TrumpContext, trump_context
 from rules_core.turn import list_plays, suggest, validate_play
 from rules_core.verdicts import Illegal, Legal
@@ -101,6 +103,22 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
         self._metrics.count(self._metrics.verdicts, method, preset, convert.reason_label(verdict))
         if isinstance(verdict, Legal) and verdict.throw is not None:
             self._metrics.count(self._metrics.throws, "succeeded" if verdict.throw.succeeded else "failed")
+
+    def _tricked(self, preset: str, judged: JudgedTrick | TableTrick) -> None:
+        """ResolveTrick's metrics on any table: each play's check (R4, R5), then how it was won (R7)."""
+        for verdict in judged.checks:
+            self._verdict("ResolveTrick", preset, verdict)
+        if judged.result is not None:
+            self._metrics.count(self._metrics.tricks, judged.result.won_by.name.lower())
+
+    def _settled(self, winner: Side, gained: int) -> None:
+        """The settlements metric on any table (R9, R15.10): the winning side and its level gain."""
+        self._metrics.count(self._metrics.settlements, settlement_band(winner.value, gained))
+
+    def _audited(self, preset: str, error: AuditError | None) -> None:
+        """AuditHand's verdict metric on any table: valid, or the kind of the first broken rule."""
+        verdict = "valid" if error is None else error.finding.value.lower()
+        self._metrics.count(self._metrics.verdicts, "AuditHand", preset, verdict)
 
     # ---------------------------------------------------------------------------------------------
     # plays
@@ -173,10 +191,7 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
             bottom=bottom,
             hands=hands,
         )
-        for verdict in judged.checks:
-            self._verdict("ResolveTrick", preset, verdict)
-        if judged.result is not None:
-            self._metrics.count(self._metrics.tricks, judged.result.won_by.name.lower())
+        self._tricked(preset, judged)
         return convert.judged_trick_response(judged)
 
     def _table_trick(
@@ -201,10 +216,7 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
             calls=calls,
             before=before,
         )
-        for verdict in judged.checks:
-            self._verdict("ResolveTrick", preset, verdict)
-        if judged.result is not None:
-            self._metrics.count(self._metrics.tricks, judged.result.won_by.name.lower())
+        self._tricked(preset, judged)
         return convert.table_trick_response(judged, rules.seats, rules.decks > 2)
 
     @_answers
@@ -309,7 +321,7 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
                 else None
             ),
         )
-        self._settled(result)
+        self._settled(result.settlement.winner_side, result.settlement.g_eff)
         return convert.settlement_response(result)
 
     def _settle_table(self, request: pb.SettleHandRequest, rules: Rules) -> pb.SettleHandResponse:
@@ -331,12 +343,8 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
             dig_points=request.dig_points,
             failed_throws=convert.failed_throws(request.failed_throws, MAX_TABLE_TRICKS),
         )
-        self._metrics.count(self._metrics.settlements, settlement_band(settled.winner_side.value, settled.g))
+        self._settled(settled.winner_side, settled.g)
         return convert.table_settlement_response(settled, calls)
-
-    def _settled(self, result: HandSettlement) -> None:
-        band = settlement_band(result.settlement.winner_side.value, result.settlement.g_eff)
-        self._metrics.count(self._metrics.settlements, band)
 
     @_answers
     def CalculatePenalty(
@@ -526,10 +534,8 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
             stake=stake,
         )
         if result.settlement is not None:
-            band = settlement_band(result.settlement.winner_side.value, result.settlement.g_eff)
-            self._metrics.count(self._metrics.settlements, band)
-        verdict = "valid" if result.error is None else result.error.finding.value.lower()
-        self._metrics.count(self._metrics.verdicts, "AuditHand", preset, verdict)
+            self._settled(result.settlement.winner_side, result.settlement.g_eff)
+        self._audited(preset, result.error)
         return convert.audit_response(result)
 
     def _table_audit(
@@ -563,10 +569,8 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
             dealer=request.dealer if request.HasField("dealer") else None,
         )
         if result.settlement is not None:
-            band = settlement_band(result.settlement.winner_side.value, result.settlement.g)
-            self._metrics.count(self._metrics.settlements, band)
-        verdict = "valid" if result.error is None else result.error.finding.value.lower()
-        self._metrics.count(self._metrics.verdicts, "AuditHand", preset, verdict)
+            self._settled(result.settlement.winner_side, result.settlement.g)
+        self._audited(preset, result.error)
         return convert.table_audit_response(result, rules.seats)
 
     # ---------------------------------------------------------------------------------------------
