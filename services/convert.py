@@ -762,23 +762,25 @@ def trick_response(result: TrickResult, leader: int, seats: int = PLAYERS) -> pb
     )
 
 
-def judged_trick_response(judged: JudgedTrick) -> pb.ResolveTrickResponse:
+def judged_trick_response(
+    judged: JudgedTrick | TableTrick, seats: int = PLAYERS, wide: bool = False
+) -> pb.ResolveTrickResponse:
     """A trick, resolved or (a checked trick with an illegal play or a failed throw) not, with each
-    play's check when hands were given."""
+    play's check when hands were given; other tables give their ``seats`` and ``wide`` (R14.3, R14.8)."""
     if judged.result is not None:
-        response = trick_response(judged.result, judged.leader)
+        response = trick_response(judged.result, judged.leader, seats)
     else:
         response = pb.ResolveTrickResponse(
             legal=False,
             message=judged.problem,
-            plays=[pb.PlayJudgement(seat=(judged.leader + i) % PLAYERS) for i in range(PLAYERS)],
+            plays=[pb.PlayJudgement(seat=(judged.leader + i) % seats) for i in range(seats)],
         )
     for judgement, verdict in zip(response.plays, judged.checks, strict=False):
         judgement.checked = True
         if isinstance(verdict, Legal):
             judgement.legal = True
             if verdict.throw is not None:
-                judgement.throw_outcome.CopyFrom(throw_outcome(verdict.throw))
+                judgement.throw_outcome.CopyFrom(throw_outcome(verdict.throw, wide))
             continue
         judgement.violation = VIOLATIONS[verdict.reason]
         judgement.message = verdict.message
@@ -878,8 +880,8 @@ def bidding_response(result: Bidding) -> pb.ValidateDeclarationResponse:
     return response
 
 
-def audit_response(audit: Audit) -> pb.AuditHandResponse:
-    """A hand's audit: valid with its settlement (and coins), or the first finding and how far it got."""
+def _audit_head(audit: Audit | TableAudit) -> pb.AuditHandResponse:
+    """What an audit answers on every table: valid or the first finding, and the bidding's outcome."""
     error = audit.error
     response = pb.AuditHandResponse(valid=error is None)
     if error is not None:
@@ -895,6 +897,12 @@ def audit_response(audit: Audit) -> pb.AuditHandResponse:
     response.overturn_multiplier = bidding.overturn_multiplier
     if audit.dealer is not None:
         response.dealer = audit.dealer
+    return response
+
+
+def audit_response(audit: Audit) -> pb.AuditHandResponse:
+    """A hand's audit: valid with its settlement (and coins), or the first finding and how far it got."""
+    response = _audit_head(audit)
     score = 0
     for index, (result, leader) in enumerate(zip(audit.tricks, audit.leaders, strict=True)):
         score += result.attacker_points
@@ -910,21 +918,7 @@ def audit_response(audit: Audit) -> pb.AuditHandResponse:
 def table_audit_response(audit: TableAudit, seats: int) -> pb.AuditHandResponse:
     """A hand's audit on another table (R14, R15): as :func:`audit_response`, with the sides after each
     trick and at the end, and SettleHand's per-seat settlement there."""
-    error = audit.error
-    response = pb.AuditHandResponse(valid=error is None)
-    if error is not None:
-        response.finding = FINDINGS[error.finding]
-        response.message = error.message
-        response.violation = VIOLATIONS[error.violation] if error.violation else t.VIOLATION_UNSPECIFIED
-        if error.trick is not None:
-            response.trick = error.trick
-        if error.seat is not None:
-            response.seat = error.seat
-    bidding = audit.bidding
-    response.contract = t.CONTRACT_NO_TRUMP if bidding.contract is None else CONTRACTS[bidding.contract]
-    response.overturn_multiplier = bidding.overturn_multiplier
-    if audit.dealer is not None:
-        response.dealer = audit.dealer
+    response = _audit_head(audit)
     for index, (result, leader, sides) in enumerate(
         zip(audit.tricks, audit.leaders, audit.sides, strict=True)
     ):
@@ -965,23 +959,7 @@ def call_state(state: CallState) -> t.FriendCallState:
 def table_trick_response(judged: TableTrick, seats: int, wide: bool) -> pb.ResolveTrickResponse:
     """A trick on another table (R14.8): as ``judged_trick_response``, for ``seats`` seats, with the sides
     and the calls after it under finding friends (R15.8)."""
-    if judged.result is not None:
-        response = trick_response(judged.result, judged.leader, seats)
-    else:
-        response = pb.ResolveTrickResponse(
-            legal=False,
-            message=judged.problem,
-            plays=[pb.PlayJudgement(seat=(judged.leader + i) % seats) for i in range(seats)],
-        )
-    for judgement, verdict in zip(response.plays, judged.checks, strict=False):
-        judgement.checked = True
-        if isinstance(verdict, Legal):
-            judgement.legal = True
-            if verdict.throw is not None:
-                judgement.throw_outcome.CopyFrom(throw_outcome(verdict.throw, wide))
-            continue
-        judgement.violation = VIOLATIONS[verdict.reason]
-        judgement.message = verdict.message
+    response = judged_trick_response(judged, seats, wide)
     if judged.sides is not None:
         response.dealer_side.extend(sorted(judged.sides.dealer_side))
         response.calls.extend(call_state(state) for state in judged.sides.calls)
