@@ -24,7 +24,7 @@ from rules_core.cards import BIG_JOKER, NUM_FACES, POINTS, SMALL_JOKER, format_c
 from rules_core.errors import InvalidArgumentError, Problem
 from rules_core.legal_plays import PlayList
 from rules_core.rules import Partners, Rules
-from rules_core.seating import SeatCards
+from rules_core.seating import SeatCards, check_next
 from rules_core.shapes import Decomposition, decompose
 from rules_core.strategy.bury import BuryAdvice, BuryPolicy
 from rules_core.strategy.declaration import DeclarationAdvice, DeclarationPolicy
@@ -251,10 +251,8 @@ def _check_turn(rules: Rules, seat: int, trick_leader: int | None, trick_plays: 
             raise InvalidArgumentError(
                 f"trick.plays[{i}].cards", Problem.BAD_SIZE, "every play has the lead's size"
             )
-    if trick_plays and seat != (leader + len(trick_plays)) % n:
-        raise InvalidArgumentError(
-            "seat", Problem.OUT_OF_ORDER, f"seat {(leader + len(trick_plays)) % n} plays next"
-        )
+    if trick_plays:
+        check_next(seat, leader, len(trick_plays), n, named=False)
 
 
 def list_table_plays(

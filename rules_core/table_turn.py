@@ -32,7 +32,7 @@ from rules_core.friends import (
     settle_table,
 )
 from rules_core.rules import MAX_DECKS, MAX_SEATS, MIN_DECKS, MIN_SEATS, Partners, Rules
-from rules_core.seating import SeatCards
+from rules_core.seating import SeatCards, check_next
 from rules_core.settlement import FailedThrow
 from rules_core.shapes import Decomposition, decompose
 from rules_core.table import Counter, table_follow, table_lead, table_sizes, table_trick
@@ -153,12 +153,7 @@ def validate_table_play(
             raise InvalidArgumentError(
                 f"trick.plays[{i}].cards", Problem.BAD_SIZE, "every play of a trick has the lead's size"
             )
-    if seat != (leader + len(trick_plays)) % n:
-        raise InvalidArgumentError(
-            "seat",
-            Problem.OUT_OF_ORDER,
-            f"seat {(leader + len(trick_plays)) % n} plays next, not seat {seat}",
-        )
+    check_next(seat, leader, len(trick_plays), n)
     verdict = table_follow(ctx, rules, hand=hand, lead=trick_plays[0][1], play=cards)
     return PlayVerdict(verdict, shape)
 

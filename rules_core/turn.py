@@ -21,7 +21,7 @@ from rules_core.errors import InvalidArgumentError, Problem
 from rules_core.follow import follow_verdict
 from rules_core.legal_plays import legal_plays
 from rules_core.rules import FollowRule, Rules
-from rules_core.seating import SeatCards, by_seat, seat_in_range, table_plays
+from rules_core.seating import SeatCards, by_seat, check_next, seat_in_range, table_plays
 from rules_core.shapes import Decomposition, decompose
 from rules_core.strategy import DEFAULT_BUDGET, MAX_BUDGET, SeatView, rank_plays, strong_play
 from rules_core.throw import lead_verdict
@@ -79,11 +79,7 @@ def check_turn(
             "trick.plays", Problem.BAD_SIZE, f"the trick is complete: it has {len(trick_plays)} plays"
         )
     plays, led = table_plays(ctx, trick_plays, "trick.plays", leader=leader, deck=deck)
-    expected = (leader + len(plays)) % PLAYERS
-    if seat != expected:
-        raise InvalidArgumentError(
-            "seat", Problem.OUT_OF_ORDER, f"seat {expected} plays next, not seat {seat}"
-        )
+    check_next(seat, leader, len(plays))
     if len(hand) < len(plays[0]):
         raise InvalidArgumentError(
             "hand",
