@@ -278,23 +278,76 @@ def resolve_declarations(
             act, kind, face = _judge(rules, level, state, declaration)
         except _RejectError as error:
             acts.append(None)
-            shown = f"seat {declaration.seat} shows {format_cards(declaration.cards)}"
-            rejections.append(Rejection(index, error.reason, f"{shown}: {error.message}"))
+            seat, cards = declaration.seat, declaration.cards
+            rejections.append(rejected(index, seat, cards, error.reason, error.message))
             continue
         acts.append(act)
         state = _apply(state, act, kind, face, declaration.seat)
     contract, revealed = state.contract, 0
     if not state.declared and rules.no_bid is not NoBid.NO_TRUMP:
         contract, revealed = bottom_trump(rules.no_bid, level, bottom)
+    dealer = first_dealer(rules, first_hand, first_seated, dealer, first=state.first, changer=state.owner)
+    return outcome(
+        acts,
+        rejections,
+        contract=contract,
+        stage=state.stage,
+        overturns=state.overturns,
+        first=state.first,
+        changer=state.owner,
+        dealer=dealer,
+        revealed=revealed,
+    )
+
+
+def rejected(index: int, seat: int, cards: Sequence[int], reason: BidRejection, why: str) -> Rejection:
+    """A rejected act as every table reports it (R10.3, R14.11): who showed what, and why not."""
+    return Rejection(index, reason, f"seat {seat} shows {format_cards(cards)}: {why}")
+
+
+def first_dealer(
+    rules: Rules,
+    first_hand: bool,
+    first_seated: int,
+    dealer: int | None,
+    *,
+    first: int | None,
+    changer: int | None,
+) -> int | None:
+    """The dealer on every table: R10.6 in the first hand by the first declarer (``first``) or the last
+    contract changer, R10.8 ``first_seated`` when nobody declared; later hands keep the rotation dealer
+    ``dealer`` (R10.7)."""
+    if not first_hand:
+        return dealer
+    if first is None:
+        return first_seated
+    return first if rules.first_dealer is FirstDealer.FIRST_DECLARER else changer
+
+
+def outcome(
+    acts: Sequence[Act | None],
+    rejections: Sequence[Rejection],
+    *,
+    contract: Suit | None,
+    stage: int,
+    overturns: int,
+    first: int | None,
+    changer: int | None,
+    dealer: int | None,
+    revealed: int = 0,
+) -> Bidding:
+    """A deal's bidding on every table from its labelled acts: ``first`` is the first accepted act's
+    seat (None: nobody declared), ``changer`` the last contract changer's; O = 2^overturns, at most 8
+    (R10.5)."""
     return Bidding(
         contract=contract,
-        declared=state.declared,
-        overturns=state.overturns,
-        overturn_multiplier=min(MAX_OVERTURN_MULTIPLIER, 2**state.overturns),
-        dealer=_dealer(rules, state, first_hand=first_hand, first_seated=first_seated, dealer=dealer),
-        first_declarer=state.first,
-        last_changer=state.owner,
-        stage=state.stage,
+        declared=first is not None,
+        overturns=overturns,
+        overturn_multiplier=min(MAX_OVERTURN_MULTIPLIER, 2**overturns),
+        dealer=dealer,
+        first_declarer=first,
+        last_changer=changer,
+        stage=stage,
         acts=tuple(acts),
         rejections=tuple(rejections),
         bottom_revealed=revealed,
@@ -532,17 +585,6 @@ def _apply(state: _State, act: Act, kind: _Kind, face: int, seat: int) -> _State
         single_suit=suit if single else None,
         single_stands=single,
     )
-
-
-def _dealer(
-    rules: Rules, state: _State, *, first_hand: bool, first_seated: int, dealer: int | None
-) -> int | None:
-    """R10.6 in the first hand (R10.8 when nobody declared); later hands keep the rotation dealer (R10.7)."""
-    if not first_hand:
-        return dealer
-    if not state.declared:
-        return first_seated
-    return state.first if rules.first_dealer is FirstDealer.FIRST_DECLARER else state.owner
 
 
 def _suit_name(suit: Suit | None) -> str:

@@ -24,17 +24,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from rules_core.bidding import (
-    MAX_OVERTURN_MULTIPLIER,
-    Act,
-    Bidding,
-    BidRejection,
-    Rejection,
-    Shown,
-)
+from rules_core.bidding import Act, Bidding, BidRejection, Rejection, Shown, first_dealer, outcome, rejected
 from rules_core.cards import BIG_JOKER, NUM_FACES, SMALL_JOKER, Suit, format_cards, format_rank, rank_of
 from rules_core.errors import InvalidArgumentError, Problem
-from rules_core.rules import FirstDealer, NoBid, Rules
+from rules_core.rules import NoBid, Rules
 from rules_core.table import Counter, table_sizes
 
 __all__ = ["declare_table", "strength_of"]
@@ -89,30 +82,27 @@ def declare_table(
     for index, (seat, cards, hand) in enumerate(acts):
         path = f"declarations[{index}]"
         _check_act(rules, path, seat, cards, hand)
-        outcome = _judge(rules, level, state, seat, cards, hand)
-        if isinstance(outcome, tuple):
-            rejections.append(
-                Rejection(index, outcome[0], f"seat {seat} shows {format_cards(cards)}: {outcome[1]}")
-            )
+        act = _judge(rules, level, state, seat, cards, hand)
+        if isinstance(act, tuple):
+            rejections.append(rejected(index, seat, cards, *act))
             labels.append(None)
             continue
-        labels.append(outcome)
+        labels.append(act)
     if state.face is None and rules.no_bid is not NoBid.NO_TRUMP:
         raise InvalidArgumentError(
             "no_bid", Problem.INCONSISTENT, "on other tables nobody declaring gives no-trump (R14.11, R10.8)"
         )
     contract = None if state.face is None or state.face >= SMALL_JOKER else Suit(state.face // 13)
-    return Bidding(
+    dealer = first_dealer(rules, first_hand, first_seated, dealer, first=state.first, changer=state.changer)
+    return outcome(
+        labels,
+        rejections,
         contract=contract,
-        declared=state.face is not None,
-        overturns=state.overturns,
-        overturn_multiplier=min(MAX_OVERTURN_MULTIPLIER, 2**state.overturns),
-        dealer=_dealer(rules, state, first_hand=first_hand, first_seated=first_seated, dealer=dealer),
-        first_declarer=state.first,
-        last_changer=state.changer,
         stage=state.strength[0],
-        acts=tuple(labels),
-        rejections=tuple(rejections),
+        overturns=state.overturns,
+        first=state.first,
+        changer=state.changer,
+        dealer=dealer,
     )
 
 
@@ -202,14 +192,3 @@ def _label(state: _Standing, seat: int, face: int, strength: tuple[int, int], re
     if joker is not None:
         return Act.A4_SELF_OVERTURN if seat == state.single == state.owner else joker
     return Act.A4_SELF_OVERTURN if seat == state.owner else Act.A3_OVERTURN
-
-
-def _dealer(
-    rules: Rules, state: _Standing, *, first_hand: bool, first_seated: int, dealer: int | None
-) -> int | None:
-    """R10.6 in the first hand (R10.8 when nobody declared); later hands keep the rotation dealer (R10.7)."""
-    if not first_hand:
-        return dealer
-    if state.face is None:
-        return first_seated
-    return state.first if rules.first_dealer is FirstDealer.FIRST_DECLARER else state.changer
