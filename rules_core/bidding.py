@@ -38,7 +38,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from enum import IntEnum, StrEnum
-from typing import Final
+from typing import Final, Protocol
 
 from rules_core.cards import (
     BIG_JOKER,
@@ -248,6 +248,31 @@ class _State:
     shown: tuple[Hand, ...] = (EMPTY_HAND,) * PLAYERS
     """Per seat, the copies of each face it has shown in accepted acts (R10.2: they stay in the hand)."""
 
+    @property
+    def changer(self) -> int | None:
+        """The last contract changer (:class:`Standing`)."""
+        return self.owner
+
+
+class Standing(Protocol):
+    """What a deal's outcome reads of the bidding so far, on every table (:func:`outcome`)."""
+
+    @property
+    def first(self) -> int | None:
+        """The first accepted act's seat; None while nobody has declared."""
+
+    @property
+    def changer(self) -> int | None:
+        """The last contract changer's seat, A2 excluded (FIRST-DEALER 003)."""
+
+    @property
+    def stage(self) -> int:
+        """The stage of the last accepted act (R10.4; R14.11: its copies)."""
+
+    @property
+    def overturns(self) -> int:
+        """Accepted overturns (R10.5)."""
+
 
 def resolve_declarations(
     *,
@@ -286,18 +311,8 @@ def resolve_declarations(
     contract, revealed = state.contract, 0
     if not state.declared and rules.no_bid is not NoBid.NO_TRUMP:
         contract, revealed = bottom_trump(rules.no_bid, level, bottom)
-    dealer = first_dealer(rules, first_hand, first_seated, dealer, first=state.first, changer=state.owner)
-    return outcome(
-        acts,
-        rejections,
-        contract=contract,
-        stage=state.stage,
-        overturns=state.overturns,
-        first=state.first,
-        changer=state.owner,
-        dealer=dealer,
-        revealed=revealed,
-    )
+    dealer = first_dealer(rules, state, first_hand=first_hand, first_seated=first_seated, dealer=dealer)
+    return outcome(state, acts, rejections, contract, dealer, revealed)
 
 
 def rejected(index: int, seat: int, cards: Sequence[int], reason: BidRejection, why: str) -> Rejection:
@@ -306,48 +321,36 @@ def rejected(index: int, seat: int, cards: Sequence[int], reason: BidRejection, 
 
 
 def first_dealer(
-    rules: Rules,
-    first_hand: bool,
-    first_seated: int,
-    dealer: int | None,
-    *,
-    first: int | None,
-    changer: int | None,
+    rules: Rules, state: Standing, *, first_hand: bool, first_seated: int, dealer: int | None
 ) -> int | None:
-    """The dealer on every table: R10.6 in the first hand by the first declarer (``first``) or the last
-    contract changer, R10.8 ``first_seated`` when nobody declared; later hands keep the rotation dealer
-    ``dealer`` (R10.7)."""
+    """The dealer on every table: R10.6 in the first hand (R10.8 when nobody declared); later hands keep
+    the rotation dealer (R10.7)."""
     if not first_hand:
         return dealer
-    if first is None:
+    if state.first is None:
         return first_seated
-    return first if rules.first_dealer is FirstDealer.FIRST_DECLARER else changer
+    return state.first if rules.first_dealer is FirstDealer.FIRST_DECLARER else state.changer
 
 
-def outcome(
+def outcome(  # noqa: PLR0917 (the outcome's parts, each once)
+    state: Standing,
     acts: Sequence[Act | None],
     rejections: Sequence[Rejection],
-    *,
     contract: Suit | None,
-    stage: int,
-    overturns: int,
-    first: int | None,
-    changer: int | None,
     dealer: int | None,
     revealed: int = 0,
 ) -> Bidding:
-    """A deal's bidding on every table from its labelled acts: ``first`` is the first accepted act's
-    seat (None: nobody declared), ``changer`` the last contract changer's; O = 2^overturns, at most 8
-    (R10.5)."""
+    """A deal's bidding on every table from its labelled acts and the bidding's end state; O is
+    2^overturns, at most 8 (R10.5)."""
     return Bidding(
         contract=contract,
-        declared=first is not None,
-        overturns=overturns,
-        overturn_multiplier=min(MAX_OVERTURN_MULTIPLIER, 2**overturns),
+        declared=state.first is not None,
+        overturns=state.overturns,
+        overturn_multiplier=min(MAX_OVERTURN_MULTIPLIER, 2**state.overturns),
         dealer=dealer,
-        first_declarer=first,
-        last_changer=changer,
-        stage=stage,
+        first_declarer=state.first,
+        last_changer=state.changer,
+        stage=state.stage,
         acts=tuple(acts),
         rejections=tuple(rejections),
         bottom_revealed=revealed,

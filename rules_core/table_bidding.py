@@ -63,6 +63,11 @@ class _Standing:
     shown: dict[int, list[int]] = field(default_factory=dict)
     """Per seat, the copies of each face shown in accepted acts (R10.2: they stay in the hand)."""
 
+    @property
+    def stage(self) -> int:
+        """R14.11: the standing declaration's copies, reported as the bidding's stage (:class:`Standing`)."""
+        return self.strength[0]
+
 
 def declare_table(
     *,
@@ -93,17 +98,8 @@ def declare_table(
             "no_bid", Problem.INCONSISTENT, "on other tables nobody declaring gives no-trump (R14.11, R10.8)"
         )
     contract = None if state.face is None or state.face >= SMALL_JOKER else Suit(state.face // 13)
-    dealer = first_dealer(rules, first_hand, first_seated, dealer, first=state.first, changer=state.changer)
-    return outcome(
-        labels,
-        rejections,
-        contract=contract,
-        stage=state.strength[0],
-        overturns=state.overturns,
-        first=state.first,
-        changer=state.changer,
-        dealer=dealer,
-    )
+    dealer = first_dealer(rules, state, first_hand=first_hand, first_seated=first_seated, dealer=dealer)
+    return outcome(state, labels, rejections, contract, dealer)
 
 
 def _check_context(
