@@ -90,7 +90,8 @@ def recording(module: ModuleType) -> Iterator[list[EngineCall]]:
         name: value
         for name, value in vars(module).items()
         # a compiled engine's functions are builtins, not Python functions
-        if (inspect.isfunction(value) or inspect.isbuiltin(value)) and value.__module__.startswith("rules_core.")
+        if (inspect.isfunction(value) or inspect.isbuiltin(value))
+        and value.__module__.startswith("rules_core.")
     }
     calls: list[EngineCall] = []
 

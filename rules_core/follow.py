@@ -19,7 +19,7 @@ from rules_core.errors import InvalidArgumentError, Problem
 from rules_core.obligations import Owed, Profile, first_way, obligations, owed, profile, shortfall
 from rules_core.shapes import Component, Decomposition, decompose
 from rules_core.trump import CATEGORY_NAMES, TrumpContext
-from rules_core.verdicts import Illegal, Legal, Violation
+from rules_core.verdicts import Illegal, Legal, Violation, new_legal
 
 
 def check_follow(
@@ -67,7 +67,7 @@ def follow_verdict(
         )
     steps = obligations(led)
     if h_size <= n or not steps or not structure:  # R5.3: more held than led; off under R16.3
-        return Legal(shape)
+        return new_legal((shape, None))
     strength = ctx.strength
     held = profile(ctx.rungs(category), (strength[f] for f in held_faces if hand[f] == 2))
     if len(steps) == 1:  # one pair or one tractor led: read off the play's decomposition
@@ -79,7 +79,7 @@ def follow_verdict(
         pairs = tuple(f for f in held_faces[::-1] if play_counts.get(f) == 2)  # weakest first
         failure = shortfall(ctx, steps, held, pairs)
     if failure is None:
-        return Legal(shape)
+        return new_legal((shape, None))
     required = _owed_structure(ctx, steps, held, [f for f in held_faces if hand[f] == 2])
     what = " + ".join(c.describe() for c in required)
     return Illegal(failure, f"must play {_name(failure)} of {CATEGORY_NAMES[category]}: {what}", required)

@@ -27,16 +27,13 @@ def seat_in_range(seat: int, path: str) -> int:
     return seat
 
 
-def check_next(seat: int, leader: int, played: int, seats: int = PLAYERS, *, named: bool = True) -> None:
+def check_next(seat: int, leader: int, played: int, seats: int = PLAYERS) -> None:
     """R4.1, R14.1: after ``played`` plays of a trick led by ``leader``, the next of ``seats`` seats plays;
-    another ``seat`` is InvalidArgumentError. Every play request checks it (a plain function: hot path).
-    ``named=False`` leaves the asking seat out of the message, as the advice RPCs on other tables say it."""
+    another ``seat`` is InvalidArgumentError. Every play request checks it (a plain function: hot path)."""
     expected = (leader + played) % seats
     if seat != expected:
         raise InvalidArgumentError(
-            "seat",
-            Problem.OUT_OF_ORDER,
-            f"seat {expected} plays next, not seat {seat}" if named else f"seat {expected} plays next",
+            "seat", Problem.OUT_OF_ORDER, f"seat {expected} plays next, not seat {seat}"
         )
 
 

@@ -15,10 +15,12 @@ grade compare by the strength of their top rung (R3.7).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
+from functools import partial
 from itertools import chain
+from typing import Final, NamedTuple
 
 from rules_core.cards import NUM_FACES, format_cards
 from rules_core.trump import TrumpContext
@@ -72,9 +74,12 @@ class Component:
         return format_cards(self.cards)
 
 
-@dataclass(frozen=True, slots=True)
-class Decomposition:
-    """The canonical split of a set of cards into components (R3.6). Immutable like :class:`Component`."""
+class Decomposition(NamedTuple):
+    """The canonical split of a set of cards into components (R3.6).
+
+    A typed named tuple, like the verdicts (``rules_core.verdicts``): every check decomposes a play, and a
+    named tuple is built by one ``tuple.__new__`` where a frozen dataclass sets each field in turn.
+    """
 
     category: int | None
     """The single category of all the cards, or None when they mix categories."""
@@ -103,6 +108,13 @@ class Decomposition:
     def describe(self) -> str:
         """Shape and components as text."""
         return f"{self.shape}: " + " + ".join(c.describe() for c in self.components)
+
+
+new_decomposition: Final[Callable[[tuple[int | None, tuple[Component, ...]]], Decomposition]] = partial(
+    tuple.__new__, Decomposition
+)
+"""``Decomposition(category, components)`` from one tuple, without the named tuple's Python-level
+``__new__``: every check decomposes its plays (see ``rules_core.verdicts``)."""
 
 
 def runs(strengths: Iterable[int]) -> list[tuple[int, int]]:
@@ -199,22 +211,21 @@ def decompose(ctx: TrumpContext, faces: Sequence[int]) -> Decomposition:
     """Split cards (faces with repeats, at most two of a face) into components (R3.6).
 
     On the hot path of every check, so the common shapes (one card, one pair, no pairs) skip the
-    tractor search, and singles and pairs come ready-made from the context's tables.
+    tractor search, singles and pairs come ready-made from the context's tables, and one sort by the
+    context's ``rank`` both orders the cards and tells whether they share a category.
     """
-    category = ctx.category
     if len(faces) == 1 or (len(faces) == 2 and faces[0] == faces[1]):
         face = faces[0]
-        return Decomposition(category[face], (_units(ctx)[len(faces) - 1][face],))
+        return new_decomposition((ctx.category[face], (_units(ctx)[len(faces) - 1][face],)))
     if not faces:
-        return Decomposition(category=None, components=())
-    if len(set(map(category.__getitem__, faces))) != 1:
-        return Decomposition(category=None, components=())
-    cat = category[faces[0]]
+        return _MIXED
+    held = sorted(set(faces), key=ctx.rank.__getitem__, reverse=True)  # by category, strongest first (R3.6)
+    cat = ctx.category[held[0]]
+    if ctx.category[held[-1]] != cat:
+        return _MIXED
     singles, pairs = _units(ctx)
-    distinct = set(faces)
-    held = sorted(distinct, key=ctx.order.__getitem__, reverse=True)  # strongest first (R3.6)
     if len(held) == len(faces):  # no pairs: the commonest throw
-        return Decomposition(cat, tuple(map(singles.__getitem__, held)))
+        return new_decomposition((cat, tuple(map(singles.__getitem__, held))))
     paired = _repeated(faces)
     pair_faces = [f for f in held if f in paired]
     components = [singles[f] for f in held if f not in paired]
@@ -230,7 +241,11 @@ def decompose(ctx: TrumpContext, faces: Sequence[int]) -> Decomposition:
         if len(found) > 1:
             found.sort(key=_grade_order, reverse=True)
         components[:0] = [*found, *(pairs[f] for f in rest)]
-    return Decomposition(cat, tuple(components))
+    return new_decomposition((cat, tuple(components)))
+
+
+_MIXED: Final = new_decomposition((None, ()))
+"""No cards, or cards of two or more categories: no components (R4.3)."""
 
 
 def _repeated(faces: Sequence[int]) -> set[int]:
@@ -245,20 +260,23 @@ def _repeated(faces: Sequence[int]) -> set[int]:
     return repeated
 
 
-_UNITS: dict[tuple[int, int], tuple[tuple[Component, ...], tuple[Component, ...]]] = {}
+Units = tuple[tuple[Component, ...], tuple[Component, ...]]
+_UNITS: dict[int, tuple[TrumpContext, Units]] = {}
+"""id(context) → the context and its units. Contexts are cached for good (``trump_context``), so the
+identity check only guards against a context built some other way reusing a freed id."""
 
 
-def _units(ctx: TrumpContext) -> tuple[tuple[Component, ...], tuple[Component, ...]]:
-    """Every face's single and pair component in this context, built once per (level, contract)."""
-    key = (ctx.level, -1 if ctx.trump is None else int(ctx.trump))
-    units = _UNITS.get(key)
-    if units is None:
-        strength, order = ctx.strength, ctx.order
-        units = (
-            tuple(Component(0, strength[f], order[f], (f,)) for f in range(NUM_FACES)),
-            tuple(Component(1, strength[f], order[f], (f, f)) for f in range(NUM_FACES)),
-        )
-        _UNITS[key] = units
+def _units(ctx: TrumpContext) -> Units:
+    """Every face's single and pair component in this context, built once per context."""
+    entry = _UNITS.get(id(ctx))
+    if entry is not None and entry[0] is ctx:
+        return entry[1]
+    strength, order = ctx.strength, ctx.order
+    units = (
+        tuple(Component(0, strength[f], order[f], (f,)) for f in range(NUM_FACES)),
+        tuple(Component(1, strength[f], order[f], (f, f)) for f in range(NUM_FACES)),
+    )
+    _UNITS[id(ctx)] = (ctx, units)
     return units
 
 

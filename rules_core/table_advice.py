@@ -252,7 +252,7 @@ def _check_turn(rules: Rules, seat: int, trick_leader: int | None, trick_plays: 
                 f"trick.plays[{i}].cards", Problem.BAD_SIZE, "every play has the lead's size"
             )
     if trick_plays:
-        check_next(seat, leader, len(trick_plays), n, named=False)
+        check_next(seat, leader, len(trick_plays), n)
 
 
 def list_table_plays(

@@ -14,7 +14,7 @@ from rules_core.cards import Hand, contains, format_cards
 from rules_core.rules import Rules, ThrowCheck
 from rules_core.shapes import Component, Decomposition, decompose
 from rules_core.trump import CATEGORY_NAMES, TrumpContext
-from rules_core.verdicts import Beat, Illegal, Legal, ThrowResult, Violation
+from rules_core.verdicts import Illegal, Legal, ThrowResult, Violation, new_beat, new_legal, new_throw_result
 
 
 def check_lead(
@@ -44,8 +44,8 @@ def lead_verdict(
             f"{format_cards(lead)} mixes categories; a lead is one suit or trumps",
         )
     if len(play.components) == 1:  # R4.2
-        return Legal(play)
-    return Legal(play, judge_throw(ctx, rules, play, others))
+        return new_legal((play, None))
+    return new_legal((play, judge_throw(ctx, rules, play, others)))
 
 
 def judge_throw(
@@ -62,14 +62,14 @@ def judge_throw(
     seats = sorted(others)
     for component in _checked_components(rules, components):
         evidence = [
-            Beat(seat, component, cards)
+            new_beat((seat, component, cards))
             for seat in seats
             if (cards := _beating(strength, faces, others[seat], component))
         ]
         if evidence:
             returned = [face for c in components if c is not component for face in c.cards]
-            return ThrowResult(False, component.cards, component, tuple(returned), tuple(evidence))
-    return ThrowResult(True, tuple([face for c in components for face in c.cards]), None, (), ())
+            return new_throw_result((False, component.cards, component, tuple(returned), tuple(evidence)))
+    return new_throw_result((True, tuple([face for c in components for face in c.cards]), None, (), ()))
 
 
 def _checked_components(rules: Rules, components: tuple[Component, ...]) -> list[Component]:

@@ -52,6 +52,9 @@ class TrumpContext:
     """Category → rungs from the weakest up; each rung lists its faces in suit order S, H, C, D."""
     faces: tuple[tuple[int, ...], ...]
     """Category → its faces, strongest first (the default layout of R13.6)."""
+    rank: tuple[int, ...]
+    """Face → its category, then its order, as one sort key (``category * 256 + order``): one sort of a
+    play by it groups the cards by category, strongest first, so a lead's category check is free."""
 
     def is_trump(self, face: int) -> bool:
         """Whether a face is a trump in this context."""
@@ -105,6 +108,7 @@ def trump_context(level: int, trump: Suit | None) -> TrumpContext:
         order=tuple(order),
         ladder=tuple(ladder),
         faces=tuple(faces),
+        rank=tuple(cat * 256 + rung for cat, rung in zip(category, order, strict=True)),
     )
 
 

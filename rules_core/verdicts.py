@@ -8,12 +8,18 @@ per call, and a named tuple is built by one ``tuple.__new__``, where a frozen da
 through ``object.__setattr__`` (several times slower, and measured no faster in the compiled build).
 ``Final`` fields on a plain dataclass were tried too, but mypyc makes them
 read-only, so the compiled engine could not build them at all.
+
+The hot paths build them through the ``new_*`` builders below, which take the fields as one tuple: a
+named tuple's own ``__new__`` is a Python function (in the compiled engine too), and calling
+``tuple.__new__`` directly costs half as much. The builders are typed by field, so mypy checks each use.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from enum import StrEnum
-from typing import NamedTuple
+from functools import partial
+from typing import Final, NamedTuple
 
 from rules_core.shapes import Component, Decomposition
 
@@ -73,3 +79,13 @@ class Illegal(NamedTuple):
     message: str
     required: tuple[Component, ...] = ()
     """The structure owed (cards from the player's hand that would satisfy it), when there is one."""
+
+
+new_beat: Final[Callable[[tuple[int, Component, tuple[int, ...]]], Beat]] = partial(tuple.__new__, Beat)
+"""``Beat(seat, component, cards)`` from one tuple, without the Python-level ``__new__``."""
+new_throw_result: Final[
+    Callable[[tuple[bool, tuple[int, ...], Component | None, tuple[int, ...], tuple[Beat, ...]]], ThrowResult]
+] = partial(tuple.__new__, ThrowResult)
+"""``ThrowResult(succeeded, led, forced, returned, evidence)`` from one tuple."""
+new_legal: Final[Callable[[tuple[Decomposition, ThrowResult | None]], Legal]] = partial(tuple.__new__, Legal)
+"""``Legal(play, throw)`` from one tuple (the throw is not optional here)."""

@@ -578,14 +578,16 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
 
     def ValidatePlays(self, request: pb.ValidatePlaysRequest, context: Context) -> pb.ValidatePlaysResponse:
         """ValidatePlay for every item; a malformed item gets its own INVALID_ARGUMENT in its slot."""
-        results = _batch(request.items, self.ValidatePlay, pb.ValidatePlayResult, context)
-        return pb.ValidatePlaysResponse(results=results)
+        response = pb.ValidatePlaysResponse()
+        _batch(request.items, self.ValidatePlay, response.results, context)
+        return response
 
     def ResolveTricks(self, request: pb.ResolveTricksRequest, context: Context) -> pb.ResolveTricksResponse:
         """ResolveTrick for every item; a malformed item gets its own INVALID_ARGUMENT in its slot."""
         _one_record(request.items[: MAX_BATCH_ITEMS + 1])
-        results = _batch(request.items, self.ResolveTrick, pb.ResolveTrickResult, context)
-        return pb.ResolveTricksResponse(results=results)
+        response = pb.ResolveTricksResponse()
+        _batch(request.items, self.ResolveTrick, response.results, context)
+        return response
 
 
 # -------------------------------------------------------------------------------------------------
@@ -593,27 +595,30 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
 
 
 def _batch(
-    items: Sequence[Any], unary: Callable[[Any, Context], Any], result: Any, context: Context
-) -> list[Any]:
-    """Answer each item with ``unary`` as a unary call would, or with its INVALID_ARGUMENT status.
+    items: Sequence[Any], unary: Callable[[Any, Context], Any], results: Any, context: Context
+) -> None:
+    """Answer each item in ``results`` (the response's repeated field) with ``unary`` as a unary call
+    would, or with its INVALID_ARGUMENT status.
 
     Only a malformed item is answered in its slot; the deadline, the work ceiling and a caller gone end
-    the whole call, as they would end each item's own call.
+    the whole call, as they would end each item's own call. Each answer is copied once, into its slot
+    (building a result message and then the response copied it twice).
     """
     if len(items) > MAX_BATCH_ITEMS:
         raise invalid(
             "items", Reason.BAD_SIZE, f"a batch holds at most {MAX_BATCH_ITEMS} items, got {len(items)}"
         )
-    results = []
     checked = _Checked(context)
+    add = results.add
     for index, item in enumerate(items):
         if index % BATCH_CHECK_EVERY == 0:
             checked.refresh()
         try:
-            results.append(result(response=unary(item, checked)))
+            answer = unary(item, checked)
         except InvalidRequestError as error:
-            results.append(result(error=invalid_status(error, f"items[{index}].")))
-    return results
+            add().error.CopyFrom(invalid_status(error, f"items[{index}]."))
+        else:
+            add().response.CopyFrom(answer)
 
 
 def _one_record(items: Sequence[pb.ResolveTrickRequest]) -> None:
