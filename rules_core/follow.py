@@ -15,9 +15,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from rules_core.cards import Hand, contains, format_cards
+from rules_core.component import Component
 from rules_core.errors import InvalidArgumentError, Problem
 from rules_core.obligations import Owed, Profile, first_way, obligations, owed, profile, shortfall
-from rules_core.shapes import Component, Decomposition, decompose
+from rules_core.shapes import Decomposition, decompose
 from rules_core.trump import CATEGORY_NAMES, TrumpContext
 from rules_core.verdicts import Illegal, Legal, Violation, new_legal
 

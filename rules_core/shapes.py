@@ -16,13 +16,12 @@ grade compare by the strength of their top rung (R3.7).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 from enum import StrEnum
 from functools import partial
 from itertools import chain
 from typing import Final, NamedTuple
 
-from rules_core.cards import NUM_FACES, format_cards
+from rules_core.component import Component
 from rules_core.trump import TrumpContext
 
 
@@ -36,42 +35,6 @@ class Shape(StrEnum):
     """A combination (散牌/甩牌) of two or more components of one category (R3.5)."""
     MIXED = "mixed"
     """Cards of two or more categories: never a legal lead (R4.3)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Component:
-    """One single, pair or tractor inside a play (R3.1–R3.3).
-
-    An immutable value (see ``rules_core.verdicts`` on why frozen, not ``Final`` fields). The single and
-    pair components are shared, built once per context.
-    """
-
-    pairs: int
-    """0 for a single, 1 for a pair, k for a k-tractor: the component's grade. On more decks (R14.3) the
-    rungs of a tuple unit: 1 for a pair, triple or quadruple, k for a k-tractor of them; the width is
-    the size over it (``rules_core.tuples.width``)."""
-    top: int
-    """Strength of its strongest rung (R3.7)."""
-    order: int
-    """The top face's total order, to break ties between equal components deterministically (R3.6)."""
-    cards: tuple[int, ...]
-    """Its faces with repeats, strongest first."""
-
-    @property
-    def kind(self) -> str:
-        """'single', 'pair' or 'tractor'; on more decks 'triple' or 'quadruple' too (R14.3)."""
-        if self.pairs == 1:
-            return ("pair", "triple", "quadruple")[len(self.cards) - 2]
-        return "single" if self.pairs == 0 else "tractor"
-
-    @property
-    def size(self) -> int:
-        """Number of cards."""
-        return len(self.cards)
-
-    def describe(self) -> str:
-        """Cards as text, e.g. ``'CQ CQ CJ CJ'``."""
-        return format_cards(self.cards)
 
 
 class Decomposition(NamedTuple):
@@ -216,14 +179,18 @@ def decompose(ctx: TrumpContext, faces: Sequence[int]) -> Decomposition:
     """
     if len(faces) == 1 or (len(faces) == 2 and faces[0] == faces[1]):
         face = faces[0]
-        return new_decomposition((ctx.category[face], (_units(ctx)[len(faces) - 1][face],)))
+        return new_decomposition(
+            (ctx.category[face], ((ctx.pairs if len(faces) == 2 else ctx.singles)[face],))
+        )
     if not faces:
         return _MIXED
+    if len(faces) == 2:  # two singles (a pair was answered above): the commonest throw
+        return _two_singles(ctx, faces[0], faces[1])
     held = sorted(set(faces), key=ctx.rank.__getitem__, reverse=True)  # by category, strongest first (R3.6)
     cat = ctx.category[held[0]]
     if ctx.category[held[-1]] != cat:
         return _MIXED
-    singles, pairs = _units(ctx)
+    singles, pairs = ctx.singles, ctx.pairs
     if len(held) == len(faces):  # no pairs: the commonest throw
         return new_decomposition((cat, tuple(map(singles.__getitem__, held))))
     paired = _repeated(faces)
@@ -244,6 +211,17 @@ def decompose(ctx: TrumpContext, faces: Sequence[int]) -> Decomposition:
     return new_decomposition((cat, tuple(components)))
 
 
+def _two_singles(ctx: TrumpContext, first: int, second: int) -> Decomposition:
+    """:func:`decompose` of two different faces, without a sort: both singles, strongest first, or mixed."""
+    cat = ctx.category[first]
+    if ctx.category[second] != cat:
+        return _MIXED
+    singles = ctx.singles
+    if ctx.order[first] < ctx.order[second]:
+        first, second = second, first
+    return new_decomposition((cat, (singles[first], singles[second])))
+
+
 _MIXED: Final = new_decomposition((None, ()))
 """No cards, or cards of two or more categories: no components (R4.3)."""
 
@@ -258,26 +236,6 @@ def _repeated(faces: Sequence[int]) -> set[int]:
         else:
             seen.add(face)
     return repeated
-
-
-Units = tuple[tuple[Component, ...], tuple[Component, ...]]
-_UNITS: dict[int, tuple[TrumpContext, Units]] = {}
-"""id(context) → the context and its units. Contexts are cached for good (``trump_context``), so the
-identity check only guards against a context built some other way reusing a freed id."""
-
-
-def _units(ctx: TrumpContext) -> Units:
-    """Every face's single and pair component in this context, built once per context."""
-    entry = _UNITS.get(id(ctx))
-    if entry is not None and entry[0] is ctx:
-        return entry[1]
-    strength, order = ctx.strength, ctx.order
-    units = (
-        tuple(Component(0, strength[f], order[f], (f,)) for f in range(NUM_FACES)),
-        tuple(Component(1, strength[f], order[f], (f, f)) for f in range(NUM_FACES)),
-    )
-    _UNITS[id(ctx)] = (ctx, units)
-    return units
 
 
 def _grade_order(component: Component) -> tuple[int, int]:

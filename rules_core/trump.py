@@ -21,11 +21,12 @@ True
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from typing import Final
 
 from rules_core.cards import BIG_JOKER, NUM_FACES, SMALL_JOKER, Suit, face_of, format_card
+from rules_core.component import Component
 from rules_core.errors import InvalidArgumentError, Problem
 
 TRUMP: Final = 4
@@ -55,6 +56,10 @@ class TrumpContext:
     rank: tuple[int, ...]
     """Face → its category, then its order, as one sort key (``category * 256 + order``): one sort of a
     play by it groups the cards by category, strongest first, so a lead's category check is free."""
+    singles: tuple[Component, ...] = field(repr=False, compare=False)
+    """Face → its single component in this context (R3.1): shared, never built per play."""
+    pairs: tuple[Component, ...] = field(repr=False, compare=False)
+    """Face → its pair component in this context (R3.2)."""
 
     def is_trump(self, face: int) -> bool:
         """Whether a face is a trump in this context."""
@@ -109,6 +114,8 @@ def trump_context(level: int, trump: Suit | None) -> TrumpContext:
         ladder=tuple(ladder),
         faces=tuple(faces),
         rank=tuple(cat * 256 + rung for cat, rung in zip(category, order, strict=True)),
+        singles=tuple(Component(0, strength[f], order[f], (f,)) for f in range(NUM_FACES)),
+        pairs=tuple(Component(1, strength[f], order[f], (f, f)) for f in range(NUM_FACES)),
     )
 
 

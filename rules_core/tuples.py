@@ -20,9 +20,10 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 
 from rules_core.cards import Hand, contains, format_cards
+from rules_core.component import Component
 from rules_core.errors import InvalidArgumentError, Problem
 from rules_core.rules import DigMultiplier, Rules, ThrowCheck
-from rules_core.shapes import Component, Decomposition, _cut_pairs, _units, decompose
+from rules_core.shapes import Decomposition, _cut_pairs, decompose
 from rules_core.trump import CATEGORY_NAMES, TRUMP, TrumpContext
 from rules_core.verdicts import Beat, Illegal, Legal, ThrowResult, Violation
 
@@ -71,7 +72,7 @@ def decompose_wide(ctx: TrumpContext, faces: Sequence[int]) -> Decomposition:
         return Decomposition(category=None, components=())
     strength, order = ctx.strength, ctx.order
     held = sorted(counts, key=order.__getitem__, reverse=True)
-    singles = _units(ctx)[0]
+    singles = ctx.singles
     components = [singles[f] for f in held if counts[f] == 1]
     for w in range(max(counts.values()), 1, -1):
         tuples = [f for f in held if counts[f] == w]

@@ -21,7 +21,8 @@ from enum import StrEnum
 from functools import partial
 from typing import Final, NamedTuple
 
-from rules_core.shapes import Component, Decomposition
+from rules_core.component import Component
+from rules_core.shapes import Decomposition
 
 
 class Violation(StrEnum):

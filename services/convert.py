@@ -22,6 +22,7 @@ from rules_core.cards import (
     PLAYERS,
     Suit,
 )
+from rules_core.component import Component
 from rules_core.errors import InvalidArgumentError
 from rules_core.forced_quit import Phase, Quit, Role
 from rules_core.friends import CallState, FriendCall, TableSettlement
@@ -52,7 +53,7 @@ from rules_core.rules import (
 )
 from rules_core.seating import SeatCards
 from rules_core.settlement import MAX_FAILED_THROWS, FailedThrow, Side
-from rules_core.shapes import Component, Decomposition, Shape
+from rules_core.shapes import Decomposition, Shape
 from rules_core.strategy.bury import BuryAdvice, BuryPolicy
 from rules_core.strategy.declaration import DeclarationAdvice, DeclarationPolicy
 from rules_core.table_audit import TableAudit

@@ -32,13 +32,14 @@ from rules_core.cards import (
     hand_of,
     parse_cards,
 )
+from rules_core.component import Component
 from rules_core.follow import check_follow
 from rules_core.kitty import check_bury
 from rules_core.legal_plays import MAX_LIMIT, legal_plays
 from rules_core.obligations import first_way, profile, structures
 from rules_core.rules import DEFAULT_RULES, RULEBOOK_000, RULEBOOK_003, Rules, ThrowCheck
 from rules_core.settlement import settle_hand
-from rules_core.shapes import Component, decompose
+from rules_core.shapes import decompose
 from rules_core.throw import check_lead
 from rules_core.trick import Judgement, is_attacker, resolve_trick
 from rules_core.trump import TrumpContext, trump_context

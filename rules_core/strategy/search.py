@@ -15,10 +15,11 @@ from dataclasses import dataclass
 from typing import Final
 
 from rules_core.cards import NUM_FACES, PLAYERS, POINTS, Hand, contains
+from rules_core.component import Component
 from rules_core.follow import check_follow
 from rules_core.legal_plays import legal_plays
 from rules_core.rules import DigShape, Rules
-from rules_core.shapes import Component, Decomposition, decompose, runs
+from rules_core.shapes import Decomposition, decompose, runs
 from rules_core.strategy.knowledge import Knowledge, SeatView, cost, knowledge, partners
 from rules_core.strategy.model import model_follow, model_lead
 from rules_core.strategy.sampling import Layout, sample
