@@ -31,31 +31,18 @@ def check_lead(
     ctx: TrumpContext, rules: Rules, *, hand: Hand, lead: Sequence[int], others: Mapping[int, Hand]
 ) -> Legal | Illegal:
     """Validate a lead from ``hand``; a throw is also judged against ``others`` (seat → hand), R4."""
-    return _lead(ctx, rules, hand, lead, decompose(ctx, lead), others)
+    return lead_verdict(ctx, rules, hand, lead, decompose(ctx, lead), others)
 
 
-def lead_verdict(
+def lead_verdict(  # noqa: PLR0917 (check_lead calls it by position: a tenth of a throw check's cost)
     ctx: TrumpContext,
     rules: Rules,
-    *,
     hand: Hand,
     lead: Sequence[int],
     play: Decomposition,
     others: Mapping[int, Hand],
 ) -> Legal | Illegal:
     """:func:`check_lead` for a lead already decomposed (``play``): a request decomposes a play once."""
-    return _lead(ctx, rules, hand, lead, play, others)
-
-
-def _lead(  # noqa: PLR0917 (the one body of check_lead and lead_verdict: by position, a tenth cheaper)
-    ctx: TrumpContext,
-    rules: Rules,
-    hand: Hand,
-    lead: Sequence[int],
-    play: Decomposition,
-    others: Mapping[int, Hand],
-) -> Legal | Illegal:
-    """The lead's verdict (R4.1-R4.3), and a throw's outcome (R4.4-R4.7)."""
     if not lead:
         return Illegal(Violation.EMPTY_PLAY, "a lead needs at least one card")
     if not contains(hand, lead):
