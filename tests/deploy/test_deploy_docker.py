@@ -152,6 +152,16 @@ def test_build_context_has_what_the_build_copies() -> None:
     ]
     assert sources
     for source in sources:
+        assert (ROOT / source).exists(), f"{source} is copied but the checkout has no such path"
         assert not _ignored(source, patterns), f"{source} is copied but .dockerignore excludes it"
-    for private in (".venv", ".git", "tests", "deploy/k8s", ".mypy_cache", "services/__pycache__/x.pyc"):
+    for private in (
+        ".venv",
+        ".git",
+        "tests",
+        "deploy/k8s",
+        ".mypy_cache",
+        "services/__pycache__/x.pyc",
+        "clients/typescript",
+        "clients/python/tractor_rules_client.egg-info",
+    ):
         assert _ignored(private, patterns), f"{private} would be sent to the Docker daemon"
