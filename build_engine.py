@@ -2,7 +2,9 @@
 
 The Python source stays the one truth: this writes C extension modules for ``rules_core``'s modules
 (its ``__init__`` stays pure: it chooses the engine, see ``rules_core.engine``) into
-``build/compiled/rules_core/`` (or ``--out``) with a manifest of the sources' hashes. The engine is
+``build/compiled/rules_core/`` (or ``--out``), and the service's conversion module
+(``rules_core.engine.SHELL_MODULES``) into ``build/compiled/services/``, with a manifest of the
+sources' hashes. The engine is
 used only when selected (``TRACTOR_RULES_ENGINE=compiled``, or ``auto`` and the build matches the
 source), so an edited module never runs stale compiled code. Needs a C compiler and the pinned mypy
 (``make compiled``; the image runs it at build time). Exits 3 when no C compiler is present.

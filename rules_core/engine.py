@@ -1,8 +1,9 @@
 """Which build of rules_core runs: the pure-Python modules or the mypyc-compiled ones, from the same source.
 
 ``build_engine.py`` (``make compiled``) compiles every module of this package except ``__init__`` and
-this one into ``build/compiled/rules_core/`` (``TRACTOR_RULES_ENGINE_DIR`` elsewhere), beside a manifest
-of the sources' SHA-256. When the package is first imported, ``TRACTOR_RULES_ENGINE`` chooses:
+this one into ``build/compiled/rules_core/`` (``TRACTOR_RULES_ENGINE_DIR`` elsewhere), and the service's
+conversion module (:data:`SHELL_MODULES`) into ``build/compiled/services/``, beside a manifest of the
+sources' SHA-256. When the package is first imported, ``TRACTOR_RULES_ENGINE`` chooses:
 
 - ``python``: the source modules;
 - ``compiled``: the compiled modules, and an ImportError when the build is missing or does not match the
@@ -33,6 +34,10 @@ CHOICES: Final = ("auto", "compiled", "python")
 MANIFEST: Final = "manifest.json"
 PURE_MODULES: Final = frozenset({"__init__.py", "engine.py"})
 """Never compiled: they choose the build before any compiled module may load."""
+SHELL_MODULES: Final = ("services/convert.py",)
+"""Modules of the service compiled into the same build: the conversion every request passes through
+(``services.choose_shell`` loads it when this package runs compiled). Named by path only: the engine
+never imports the service."""
 PROBE: Final = "rules_core.cards"
 """The module whose file says which build actually loaded (every engine module imports it)."""
 
@@ -49,13 +54,18 @@ def compiled_dir() -> Path:
 
 
 def compiled_sources() -> list[Path]:
-    """The modules the compiled build holds: all of the package but the two that choose."""
-    return sorted(p for p in source_dir().glob("*.py") if p.name not in PURE_MODULES)
+    """The modules the compiled build holds: all of the package but the two that choose, and the service's
+    :data:`SHELL_MODULES` where they sit beside the package (a checkout, or an install of both)."""
+    shell = [source_dir().parent / name for name in SHELL_MODULES]
+    own = (p for p in source_dir().glob("*.py") if p.name not in PURE_MODULES)
+    return sorted([*own, *(p for p in shell if p.is_file())])
 
 
 def manifest_text(modules: list[Path]) -> str:
-    """The manifest of a build of ``modules``: this interpreter's extension suffix and each source's hash."""
-    sources = {m.name: hashlib.sha256(m.read_bytes()).hexdigest() for m in modules}
+    """The manifest of a build of ``modules``: this interpreter's extension suffix and each source's hash,
+    by its path from the folder that holds the package."""
+    root = source_dir().parent
+    sources = {m.relative_to(root).as_posix(): hashlib.sha256(m.read_bytes()).hexdigest() for m in modules}
     return json.dumps({"ext_suffix": sysconfig.get_config_var("EXT_SUFFIX"), "sources": sources}, indent=1)
 
 

@@ -32,6 +32,7 @@ from grpc_reflection.v1alpha import reflection, reflection_pb2
 from prometheus_client import CollectorRegistry
 
 import rules_core
+import services
 from rules_core import engine
 from services import logs, security, transport
 from services.config import ServerConfig
@@ -325,6 +326,7 @@ def run_worker(config: ServerConfig, port: int, ready_fd: int, parent: int) -> i
     """
     logs.configure(config.log_level)
     engine.choose_again()  # before the servicer imports the engine: see the module docstring
+    services.choose_shell()  # and its conversion module, from the same build
     stop = stop_on_signals()
     health_servicer = new_health()
     registry = CollectorRegistry()

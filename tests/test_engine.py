@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 import rules_core
+import services.convert
 from rules_core import engine
 
 
@@ -17,6 +18,27 @@ def test_the_chosen_build_is_the_one_running() -> None:
     wanted = os.environ.get(engine.ENV, "auto")
     if wanted != "auto":  # make unit's two passes ask for each build by name
         assert wanted == rules_core.ENGINE
+
+
+def test_the_conversion_module_runs_the_engines_build() -> None:
+    """The service's conversion module is compiled into the same build and loads with it, and only then."""
+    assert services.convert.__file__ is not None
+    assert services.convert.__file__.endswith(".py") == (rules_core.ENGINE == "python")
+
+
+def test_an_edited_conversion_module_makes_the_build_stale(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The manifest covers ``services/convert.py`` too: editing it never runs the old compiled one."""
+    out = tmp_path / "compiled"
+    fake_build(out)
+    manifest = out / engine.MANIFEST
+    assert '"services/convert.py": "' in manifest.read_text()
+    manifest.write_text(manifest.read_text().replace('"services/convert.py": "', '"services/convert.py": "0'))
+    monkeypatch.setenv(engine.DIR_ENV, str(out))
+    monkeypatch.setenv(engine.ENV, "auto")
+    path: list[str] = []
+    assert engine.choose(path)[0] == "python" and path == []
 
 
 def test_python_is_chosen_by_name(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -55,7 +77,7 @@ def test_a_stale_build_never_runs(monkeypatch: pytest.MonkeyPatch, tmp_path: Pat
     out = tmp_path / "compiled"
     fake_build(out)
     manifest = out / engine.MANIFEST
-    manifest.write_text(manifest.read_text().replace('"cards.py": "', '"cards.py": "0'))  # cards.py edited
+    manifest.write_text(manifest.read_text().replace('"rules_core/cards.py": "', '"rules_core/cards.py": "0'))
     monkeypatch.setenv(engine.DIR_ENV, str(out))
     monkeypatch.setenv(engine.ENV, "auto")
     path: list[str] = []
