@@ -232,7 +232,6 @@ class _State:
     """The bidding so far; only accepted acts move it."""
 
     contract: Suit | None = None
-    declared: bool = False
     stage: int = 0
     declarer: int | None = None
     """The A1 declarer, who alone may reinforce (A2) or self-overturn (A4)."""
@@ -241,17 +240,13 @@ class _State:
     single_stands: bool = False
     """The contract is still the A1 declarer's (A1, perhaps reinforced by A2)."""
     reinforced: bool = False
-    owner: int | None = None
+    changer: int | None = None
     """The last contract changer."""
     first: int | None = None
+    """The first accepted act's seat; None while nobody has declared."""
     overturns: int = 0
     shown: tuple[Hand, ...] = (EMPTY_HAND,) * PLAYERS
     """Per seat, the copies of each face it has shown in accepted acts (R10.2: they stay in the hand)."""
-
-    @property
-    def changer(self) -> int | None:
-        """The last contract changer (:class:`Standing`)."""
-        return self.owner
 
 
 class Standing(Protocol):
@@ -309,7 +304,7 @@ def resolve_declarations(
         acts.append(act)
         state = _apply(state, act, kind, face, declaration.seat)
     contract, revealed = state.contract, 0
-    if not state.declared and rules.no_bid is not NoBid.NO_TRUMP:
+    if state.first is None and rules.no_bid is not NoBid.NO_TRUMP:
         contract, revealed = bottom_trump(rules.no_bid, level, bottom)
     dealer = first_dealer(rules, state, first_hand=first_hand, first_seated=first_seated, dealer=dealer)
     return outcome(state, acts, rejections, contract, dealer, revealed)
@@ -459,7 +454,7 @@ def _kind_of(rules: Rules, level: int, cards: tuple[int, ...]) -> tuple[_Kind, i
 
 def _classify(rules: Rules, state: _State, seat: int, kind: _Kind, face: int) -> Act:
     """Name the act (R10.3) from the bidding so far; refuse acts that R10.3 does not define."""
-    if not state.declared:
+    if state.first is None:  # nothing declared yet
         if kind is _Kind.LEVEL_PAIR and rules.bid_set is BidSet.BASIC:
             raise _RejectError(
                 BidRejection.NOT_IN_RULESET, "BID-SET 000 has no direct pair: show one card first"
@@ -477,7 +472,7 @@ def _classify(rules: Rules, state: _State, seat: int, kind: _Kind, face: int) ->
         )
     if own_single:
         return Act.A4_SELF_OVERTURN
-    if seat == state.owner:
+    if seat == state.changer:
         if kind in _JOKER_NT and rules.joker_overturn is JokerOverturn.ANY_SEAT:
             # R10.4 ruling (WC-167): a joker pair names no seat; the A1 declarer's is his self-overturn
             return Act.A4_SELF_OVERTURN if seat == state.declarer else _JOKER_NT[kind]
@@ -571,18 +566,18 @@ def _apply(state: _State, act: Act, kind: _Kind, face: int, seat: int) -> _State
     counts = list(state.shown[seat])
     counts[face] = max(counts[face], _needed(act, kind))
     shown = tuple(tuple(counts) if index == seat else hand for index, hand in enumerate(state.shown))
-    state = replace(state, declared=True, stage=_stage_of(act, kind), shown=shown)
+    state = replace(state, stage=_stage_of(act, kind), shown=shown)
     if act is Act.A2_REINFORCE:
         return replace(state, reinforced=True)
     suit = suit_of(face)
-    if act in _OVERTURNS and state.owner is not None:  # R10.5: changes an earlier declaration
+    if act in _OVERTURNS and state.changer is not None:  # R10.5: changes an earlier declaration
         overturns = state.overturns + 1  # NT -> NT by a joker pair counts too (WC-143a, WC-156)
-        return replace(state, contract=suit, owner=seat, single_stands=False, overturns=overturns)
+        return replace(state, contract=suit, changer=seat, single_stands=False, overturns=overturns)
     single = act is Act.A1_SINGLE
     return replace(
         state,
         contract=suit,
-        owner=seat,
+        changer=seat,
         first=seat,
         declarer=seat if single else None,
         single_suit=suit if single else None,

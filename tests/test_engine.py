@@ -26,21 +26,6 @@ def test_the_conversion_module_runs_the_engines_build() -> None:
     assert services.convert.__file__.endswith(".py") == (rules_core.ENGINE == "python")
 
 
-def test_an_edited_conversion_module_makes_the_build_stale(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
-    """The manifest covers ``services/convert.py`` too: editing it never runs the old compiled one."""
-    out = tmp_path / "compiled"
-    fake_build(out)
-    manifest = out / engine.MANIFEST
-    assert '"services/convert.py": "' in manifest.read_text()
-    manifest.write_text(manifest.read_text().replace('"services/convert.py": "', '"services/convert.py": "0'))
-    monkeypatch.setenv(engine.DIR_ENV, str(out))
-    monkeypatch.setenv(engine.ENV, "auto")
-    path: list[str] = []
-    assert engine.choose(path)[0] == "python" and path == []
-
-
 def test_python_is_chosen_by_name(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(engine.ENV, "python")
     path = ["src"]
@@ -71,6 +56,21 @@ def test_a_matching_build_goes_in_front_of_the_source(
         path = ["src"]
         assert engine.choose(path)[0] == "compiled"
         assert path == [str(out / "rules_core"), "src"]
+
+
+def test_an_edited_conversion_module_makes_the_build_stale(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The manifest covers ``services/convert.py`` too: editing it never runs the old compiled one."""
+    out = tmp_path / "compiled"
+    fake_build(out)
+    manifest = out / engine.MANIFEST
+    assert '"services/convert.py": "' in manifest.read_text()
+    manifest.write_text(manifest.read_text().replace('"services/convert.py": "', '"services/convert.py": "0'))
+    monkeypatch.setenv(engine.DIR_ENV, str(out))
+    monkeypatch.setenv(engine.ENV, "auto")
+    path: list[str] = []
+    assert engine.choose(path)[0] == "python" and path == []
 
 
 def test_a_stale_build_never_runs(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

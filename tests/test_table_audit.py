@@ -12,7 +12,16 @@ import pytest
 from rules_core.audit import Finding
 from rules_core.cards import NUM_FACES, SMALL_JOKER, Suit, rank_of
 from rules_core.errors import InvalidArgumentError
-from rules_core.friends import FriendCall, Play, Trick, call_count, check_calls, replay_sides, settle_table
+from rules_core.friends import (
+    FriendCall,
+    Play,
+    TableSettlement,
+    Trick,
+    call_count,
+    check_calls,
+    replay_sides,
+    settle_table,
+)
 from rules_core.rules import DEFAULT_RULES, Partners, Rules
 from rules_core.seating import SeatCards
 from rules_core.table import judge_wide, table_follow, table_lead, table_sizes, table_trick
@@ -97,6 +106,25 @@ class PlayedHand:
             self.tricks.append((plays, []))
             self.winners.append(leader)
 
+    def played(self) -> list[Trick]:
+        """The hand's tricks as R15's settlement reads them: each play and the trick's winner."""
+        return [
+            Trick(tuple(Play(s, c) for s, c in plays), w)
+            for (plays, _), w in zip(self.tricks, self.winners, strict=True)
+        ]
+
+    def settled(self, rules: Rules, dig_points: int) -> TableSettlement:
+        """R15.8-R15.13 for the hand as played, computed apart from the audit."""
+        return settle_table(
+            rules,
+            self.ctx,
+            dealer=self.dealer,
+            levels=self.levels,
+            calls=self.calls,
+            tricks=self.played(),
+            dig_points=dig_points,
+        )
+
     def audit(self, rules: Rules, tricks: Recorded | None = None) -> TableAudit:
         return audit_table(
             rules,
@@ -140,21 +168,10 @@ def test_whole_hands_audit_as_the_engine_rules(decks: int, seats: int, partners:
         assert [r.winner for r in audit.tricks] == hand.winners  # R14.8
         for (plays, _), leader in zip(hand.tricks, audit.leaders, strict=True):  # R14.5, R14.6
             assert plays[0][0] == leader
-        done = [
-            Trick(tuple(Play(s, c) for s, c in plays), w)
-            for (plays, _), w in zip(hand.tricks, hand.winners, strict=True)
-        ]
+        done = hand.played()
         sides = replay_sides(rules, hand.ctx, hand.dealer, hand.calls, done)
         assert audit.sides == sides  # R15.8
-        expected = settle_table(
-            rules,
-            hand.ctx,
-            dealer=hand.dealer,
-            levels=hand.levels,
-            calls=hand.calls,
-            tricks=done,
-            dig_points=_expected_dig(rules, hand.ctx, hand, done),
-        )
+        expected = hand.settled(rules, _expected_dig(rules, hand.ctx, hand, done))
         assert audit.settlement == expected  # R15.10-R15.13
         assert audit.score == expected.score - expected.throw_penalty
 

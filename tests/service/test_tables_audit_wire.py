@@ -14,7 +14,6 @@ from test_table_audit import TABLES, PlayedHand
 from wire import call, rejected
 
 from rules_core.cards import Suit
-from rules_core.friends import Play, Trick, settle_table
 from rules_core.rules import DEFAULT_RULES, Partners, Rules
 from tractor.rules.v1 import rules_service_pb2 as pb
 from tractor.rules.v1 import rules_service_pb2_grpc, types_pb2
@@ -82,23 +81,11 @@ def test_whole_hands_answer_as_the_engine(stub: Stub, decks: int, seats: int, pa
     assert response.valid and not response.HasField("trick")
     assert response.contract == _CONTRACTS[hand.ctx.trump]
     assert [t.result.winner for t in response.tricks] == hand.winners
-    done = [
-        Trick(tuple(Play(s, c) for s, c in plays), w)
-        for (plays, _), w in zip(hand.tricks, hand.winners, strict=True)
-    ]
     audit = hand.audit(rules)
     assert [list(t.dealer_side) for t in response.tricks] == [sorted(s.dealer_side) for s in audit.sides]
     expected = audit.settlement
     assert expected is not None
-    again = settle_table(
-        rules,
-        hand.ctx,
-        dealer=hand.dealer,
-        levels=hand.levels,
-        calls=hand.calls,
-        tricks=done,
-        dig_points=expected.score - expected.throw_penalty - audit.sides[-1].attackers_points,
-    )
+    again = hand.settled(rules, expected.score - expected.throw_penalty - audit.sides[-1].attackers_points)
     assert again == expected
     settlement = response.settlement
     assert settlement.table_score == expected.score
