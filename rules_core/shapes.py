@@ -35,6 +35,8 @@ class Shape(StrEnum):
     """A combination (散牌/甩牌) of two or more components of one category (R3.5)."""
     MIXED = "mixed"
     """Cards of two or more categories: never a legal lead (R4.3)."""
+    TUPLE = "tuple"
+    """Three or four copies of one face, on three or four decks (R14.3); two copies are a PAIR."""
 
 
 class Decomposition(NamedTuple):
@@ -51,12 +53,15 @@ class Decomposition(NamedTuple):
 
     @property
     def shape(self) -> Shape:
-        """Single, pair, tractor, throw or mixed."""
+        """Single, pair, tuple, tractor, throw or mixed."""
         if self.category is None:
             return Shape.MIXED
         if len(self.components) > 1:
             return Shape.THROW
-        return (Shape.SINGLE, Shape.PAIR, Shape.TRACTOR)[min(self.components[0].pairs, 2)]
+        top = self.components[0]
+        if top.pairs == 1 and len(top.cards) > 2:  # R14.3: a lone triple or quadruple
+            return Shape.TUPLE
+        return (Shape.SINGLE, Shape.PAIR, Shape.TRACTOR)[min(top.pairs, 2)]
 
     @property
     def size(self) -> int:

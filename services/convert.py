@@ -543,6 +543,7 @@ _SHAPES: Final = {
     Shape.TRACTOR: t.SHAPE_TRACTOR,
     Shape.THROW: t.SHAPE_THROW,
     Shape.MIXED: t.SHAPE_MIXED,
+    Shape.TUPLE: t.SHAPE_TUPLE,
 }
 
 

@@ -1696,7 +1696,9 @@ class ListLegalPlaysRequest(_message.Message):
     contract: _types_pb2.Contract.ValueType
     """The trump suit or no-trump (required)."""
     seat: _builtins.int
-    """The seat to play, 0..3 (this RPC answers on the rulebooks' table only, R14.10). With a non-empty trick it must be the next seat in turn."""
+    """The seat to play, 0..seats-1 (every table, R14.1). With a non-empty trick it must be the next seat
+    in turn.
+    """
     max_plays: _builtins.int
     """The most plays to return, 1..1000; 0 means 100."""
     rank: _builtins.bool
@@ -1832,7 +1834,9 @@ class SuggestPlayRequest(_message.Message):
     contract: _types_pb2.Contract.ValueType
     """The trump suit or no-trump (required)."""
     seat: _builtins.int
-    """The seat to play, 0..3 (this RPC answers on the rulebooks' table only, R14.10). With a non-empty trick it must be the next seat in turn."""
+    """The seat to play, 0..seats-1 (every table, R14.1). With a non-empty trick it must be the next seat
+    in turn.
+    """
     policy: Global___PlayPolicy.ValueType
     """How to choose the play; unspecified means PLAY_POLICY_STRONG."""
     seed: _builtins.int
@@ -1892,6 +1896,7 @@ class HandSoFar(_message.Message):
     TRICKS_FIELD_NUMBER: _builtins.int
     ATTACKER_POINTS_FIELD_NUMBER: _builtins.int
     BOTTOM_FIELD_NUMBER: _builtins.int
+    DECLARATIONS_FIELD_NUMBER: _builtins.int
     dealer: _builtins.int
     """The dealer's seat, 0..3 (who the seat's partner and opponents are in points)."""
     attacker_points: _builtins.int
@@ -1904,6 +1909,13 @@ class HandSoFar(_message.Message):
     def bottom(self) -> _containers.RepeatedScalarFieldContainer[_types_pb2.Card.ValueType]:
         """The 8 cards the seat buried, when it is the dealer (R11)."""
 
+    @_builtins.property
+    def declarations(self) -> _containers.RepeatedCompositeFieldContainer[_types_pb2.SeatCards]:
+        """What the bidding showed (R10): each declaration act's seat and the cards it laid face up, in time
+        order, as the table saw them. Public facts only: the sampling of the unseen cards keeps each shown
+        card with its seat until that seat plays it. Every act must be one ValidateDeclaration accepts.
+        """
+
     def __init__(
         self,
         *,
@@ -1911,10 +1923,11 @@ class HandSoFar(_message.Message):
         tricks: _abc.Iterable[Global___RecordedTrick] | None = ...,
         attacker_points: _builtins.int | None = ...,
         bottom: _abc.Iterable[_types_pb2.Card.ValueType] | None = ...,
+        declarations: _abc.Iterable[_types_pb2.SeatCards] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_attacker_points", b"_attacker_points", "_dealer", b"_dealer", "attacker_points", b"attacker_points", "dealer", b"dealer"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_attacker_points", b"_attacker_points", "_dealer", b"_dealer", "attacker_points", b"attacker_points", "bottom", b"bottom", "dealer", b"dealer", "tricks", b"tricks"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_attacker_points", b"_attacker_points", "_dealer", b"_dealer", "attacker_points", b"attacker_points", "bottom", b"bottom", "dealer", b"dealer", "declarations", b"declarations", "tricks", b"tricks"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__attacker_points: _TypeAlias = _typing.Literal["attacker_points"]  # noqa: Y015
     _WhichOneofArgType__attacker_points: _TypeAlias = _typing.Literal["_attacker_points", b"_attacker_points"]  # noqa: Y015
@@ -2267,12 +2280,20 @@ class SuggestDeclarationRequest(_message.Message):
     RECEIVED_FIELD_NUMBER: _builtins.int
     DECLARATIONS_FIELD_NUMBER: _builtins.int
     POLICY_FIELD_NUMBER: _builtins.int
+    FIRST_HAND_FIELD_NUMBER: _builtins.int
+    DEALER_FIELD_NUMBER: _builtins.int
     level: _types_pb2.Rank.ValueType
     """The level rank L of the hand (required): declarations use level cards."""
     seat: _builtins.int
     """The seat to advise, 0..3."""
     policy: Global___DeclarationPolicy.ValueType
     """How to decide; unspecified means DECLARATION_POLICY_STRONG."""
+    first_hand: _builtins.bool
+    """Whether this is the game's first hand, whose dealer the bidding decides (R10.6), as on
+    ValidateDeclaration; unset means a first hand unless `dealer` is given.
+    """
+    dealer: _builtins.int
+    """Later hands: the dealer by rotation (R10.7), as on ValidateDeclaration. Must be absent in a first hand."""
     @_builtins.property
     def ruleset(self) -> _types_pb2.Ruleset:
         """The rule variants (BID-SET, BID-STAGES, who may show a joker pair)."""
@@ -2294,12 +2315,21 @@ class SuggestDeclarationRequest(_message.Message):
         received: _abc.Iterable[_types_pb2.Card.ValueType] | None = ...,
         declarations: _abc.Iterable[Global___Declaration] | None = ...,
         policy: Global___DeclarationPolicy.ValueType = ...,
+        first_hand: _builtins.bool | None = ...,
+        dealer: _builtins.int | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["ruleset", b"ruleset"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_dealer", b"_dealer", "_first_hand", b"_first_hand", "dealer", b"dealer", "first_hand", b"first_hand", "ruleset", b"ruleset"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["declarations", b"declarations", "level", b"level", "policy", b"policy", "received", b"received", "ruleset", b"ruleset", "seat", b"seat"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_dealer", b"_dealer", "_first_hand", b"_first_hand", "dealer", b"dealer", "declarations", b"declarations", "first_hand", b"first_hand", "level", b"level", "policy", b"policy", "received", b"received", "ruleset", b"ruleset", "seat", b"seat"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    def WhichOneof(self, oneof_group: _Never) -> None: ...
+    _WhichOneofReturnType__dealer: _TypeAlias = _typing.Literal["dealer"]  # noqa: Y015
+    _WhichOneofArgType__dealer: _TypeAlias = _typing.Literal["_dealer", b"_dealer"]  # noqa: Y015
+    _WhichOneofReturnType__first_hand: _TypeAlias = _typing.Literal["first_hand"]  # noqa: Y015
+    _WhichOneofArgType__first_hand: _TypeAlias = _typing.Literal["_first_hand", b"_first_hand"]  # noqa: Y015
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__dealer) -> _WhichOneofReturnType__dealer | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__first_hand) -> _WhichOneofReturnType__first_hand | None: ...
 
 Global___SuggestDeclarationRequest: _TypeAlias = SuggestDeclarationRequest  # noqa: Y015
 

@@ -879,11 +879,15 @@ class _ShapeEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Shape.ValueType
     SHAPE_PAIR: _Shape.ValueType  # 2
     """Two copies of one face."""
     SHAPE_TRACTOR: _Shape.ValueType  # 3
-    """Two or more pairs on consecutive rungs of one category (R3.3)."""
+    """Two or more tuples of one width (pairs, or triples and quadruples on more decks) on consecutive
+    rungs of one category (R3.3, R14.4).
+    """
     SHAPE_THROW: _Shape.ValueType  # 4
     """A combination (甩牌) of two or more components of one category (R3.5)."""
     SHAPE_MIXED: _Shape.ValueType  # 5
     """Cards from two or more categories: never a legal lead (R4.3)."""
+    SHAPE_TUPLE: _Shape.ValueType  # 6
+    """Three or four copies of one face: a lone triple or quadruple, on three or four decks (R14.3)."""
 
 class Shape(_Shape, metaclass=_ShapeEnumTypeWrapper):
     """What a set of cards is as a lead (R3, R4.3)."""
@@ -895,11 +899,15 @@ SHAPE_SINGLE: Shape.ValueType  # 1
 SHAPE_PAIR: Shape.ValueType  # 2
 """Two copies of one face."""
 SHAPE_TRACTOR: Shape.ValueType  # 3
-"""Two or more pairs on consecutive rungs of one category (R3.3)."""
+"""Two or more tuples of one width (pairs, or triples and quadruples on more decks) on consecutive
+rungs of one category (R3.3, R14.4).
+"""
 SHAPE_THROW: Shape.ValueType  # 4
 """A combination (甩牌) of two or more components of one category (R3.5)."""
 SHAPE_MIXED: Shape.ValueType  # 5
 """Cards from two or more categories: never a legal lead (R4.3)."""
+SHAPE_TUPLE: Shape.ValueType  # 6
+"""Three or four copies of one face: a lone triple or quadruple, on three or four decks (R14.3)."""
 Global___Shape: _TypeAlias = Shape  # noqa: Y015
 
 class _ComponentType:
@@ -1144,9 +1152,10 @@ class Ruleset(_message.Message):
     """
     decks: _builtins.int
     """TABLE (R14): the decks in play, 2..4; 0 (unset) means the preset's 2. More than two decks need
-    RUFF-COVER (R14.7). On a table other than two decks and four seats, ValidatePlay, ResolveTrick,
-    SettleHand and ValidateBury answer; the other RPCs, and coins, are INVALID_ARGUMENT naming `ruleset.decks`
-    or `ruleset.seats` (R14.10); COINS is inert there.
+    RUFF-COVER (R14.7). Every RPC answers on every table shape, with one exception decided once for
+    all of them (R14.10): CalculatePenalty (Tao Dou coins, R12, R13) is ruled for two decks and four
+    seats with fixed partners only, and on another table it is INVALID_ARGUMENT naming `ruleset.decks`,
+    `ruleset.seats` or `ruleset.partners`; COINS is inert there.
     """
     seats: _builtins.int
     """TABLE (R14): the seats at the table, 4..8; 0 (unset) means the preset's 4. An odd table needs
