@@ -18,11 +18,11 @@ SeatCards = tuple[int, tuple[int, ...]]
 """A seat and some of its cards (faces): a play, or a hand."""
 
 
-def seat_in_range(seat: int, path: str) -> int:
-    """A seat 0..3 (R1.5)."""
-    if isinstance(seat, bool) or not 0 <= seat < PLAYERS:
+def seat_in_range(seat: int, path: str, seats: int = PLAYERS) -> int:
+    """A seat 0..seats-1 (R1.5, R14.1): the one seat check of every request, whatever the table."""
+    if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < seats:
         raise InvalidArgumentError(
-            path, Problem.OUT_OF_RANGE, f"seat {seat} is out of range; seats are 0..{PLAYERS - 1}"
+            path, Problem.OUT_OF_RANGE, f"seat {seat} is out of range; seats are 0..{seats - 1}"
         )
     return seat
 
