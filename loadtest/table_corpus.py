@@ -4,15 +4,15 @@ Each script is one hand as a frontend of that table sends it: the dealer's bury 
 each trick the lead (throws included) and the five follows (ValidatePlay, a few follows first tried
 illegally) and
 ResolveTrick with the friend calls and the tricks before it, and at the end SettleHand with every seat's
-level. The cards are dealt by R14's sizes (``rules_core.table.table_sizes``: hands of 26, a bottom of 6),
+level. The cards are dealt by R14's sizes (``rules_core.cards.deal_sizes``: hands of 26, a bottom of 6),
 the dealer calls ``call_count`` friends that ``rules_core.friends.check_calls`` accepts, and every
-expected answer is ``rules_core``'s (``table_turn``, ``table``, ``friends``), never the service's.
+expected answer is ``rules_core``'s (``turn``, ``trick``, ``friends``), never the service's.
 
-The players draw their plays from ``rules_core.table_plays.table_legal_plays`` (the listing for other
+The players draw their plays from ``rules_core.legal_plays.legal_plays`` (the listing for other
 tables): a lead is one component (a single, a tuple or a tractor, R4.2) or now and then a throw of a
 whole category (a failed one leads its forced part, R4.7, and is recorded with its attempt and counted
 in SettleHand's failed throws), a follow any listed one, and a seat void in a plain lead ruffs with its
-widest trump tuples when ``rules_core.table.table_follow`` takes them. The same seed always gives the
+widest trump tuples when ``rules_core.follow.check_follow`` takes them. The same seed always gives the
 same bytes.
 """
 
@@ -27,20 +27,18 @@ from typing import Any, Final
 
 from loadtest.corpus import play_expect, trick_expect
 from loadtest.replay import Call, Script
-from rules_core.cards import NUM_FACES, POINTS, Suit
+from rules_core.cards import NUM_FACES, POINTS, Suit, deal_sizes, hand_of
+from rules_core.follow import check_follow
 from rules_core.friends import CallState, FriendCall, call_count, check_calls
+from rules_core.kitty import validate_bury
+from rules_core.legal_plays import legal_plays
 from rules_core.rules import PRESETS, Partners
 from rules_core.settlement import FailedThrow
-from rules_core.table import table_bury, table_follow, table_sizes
-from rules_core.table_plays import table_legal_plays
-from rules_core.table_turn import (
-    RecordedTrick,
-    resolve_table_trick,
-    settle_table_hand,
-    shape_of,
-    validate_table_play,
-)
+from rules_core.shapes import decompose
+from rules_core.table_turn import settle_table_hand
+from rules_core.trick import RecordedTrick, judge_trick
 from rules_core.trump import TRUMP, TrumpContext, trump_context
+from rules_core.turn import validate_play
 from rules_core.verdicts import Illegal, Legal
 from services.convert import cards_out
 from tractor.rules.v1 import rules_service_pb2 as pb
@@ -129,7 +127,7 @@ def deal(seed: int) -> _Hand:
     """Shuffle three decks, deal six hands and the bottom (R14.2), draw the dealer, the seats' levels
     (the dealer's is the hand's, R15.11) and the contract."""
     rng = random.Random(seed)
-    size, _ = table_sizes(DECKS, SEATS)
+    size, _ = deal_sizes(DECKS, SEATS)
     deck = [face for face in range(NUM_FACES) for _ in range(DECKS)]
     rng.shuffle(deck)
     hands = [sorted(deck[i * size : (i + 1) * size]) for i in range(SEATS)]
@@ -142,12 +140,12 @@ def deal(seed: int) -> _Hand:
 
 def bury(hand: _Hand) -> None:
     """The dealer takes the bottom and buries as many cards (R14.2): its weakest plain cards, points last;
-    ValidateBury scripted with table_bury's verdict."""
+    ValidateBury scripted with validate_bury's verdict."""
     held = sorted(hand.hands[hand.dealer] + hand.bottom)
     count = len(hand.bottom)
     ranked = sorted(held, key=lambda f: (hand.ctx.is_trump(f), POINTS[f] > 0, hand.ctx.strength[f], f))
     buried = ranked[:count]
-    verdict = table_bury(RULES, hand=held, bury=buried)
+    verdict = validate_bury(RULES, hand=held, bury=buried)
     assert verdict.legal, verdict.message
     request = pb.ValidateBuryRequest(ruleset=WIRE_RULESET, hand=cards_out(held), bury=cards_out(buried))
     expect = {"legal": True, "bottom_points": verdict.bottom_points}
@@ -175,10 +173,10 @@ def call_friends(hand: _Hand) -> None:
 
 
 def lead(hand: _Hand, seat: int) -> list[int]:
-    """A lead drawn from ``table_legal_plays``' leads: at :data:`THROW_RATE` one of its whole-category
+    """A lead drawn from ``legal_plays``' leads: at :data:`THROW_RATE` one of its whole-category
     throws (R4.4, R14.5) of at most :data:`MAX_THROW` cards, else a one-component lead (R4.2, R14.4: a
     single, a tuple or a tractor), its size drawn first."""
-    listing = table_legal_plays(hand.ctx, RULES, hand=hand.hands[seat], limit=LEAD_CHOICES)
+    listing = legal_plays(hand.ctx, hand=hand_of(hand.hands[seat], DECKS), limit=LEAD_CHOICES, decks=DECKS)
     throws = [list(play) for play in listing.plays if _components(hand, play) > 1 and len(play) <= MAX_THROW]
     if throws and hand.rng.random() < THROW_RATE:
         return hand.rng.choice(throws)
@@ -188,22 +186,24 @@ def lead(hand: _Hand, seat: int) -> list[int]:
 
 
 def _components(hand: _Hand, play: Sequence[int]) -> int:
-    shape = shape_of(hand.ctx, RULES, play)
+    shape = decompose(hand.ctx, play) if play else None
     return 0 if shape is None else len(shape.components)
 
 
 def follow(hand: _Hand, seat: int, led: Sequence[int]) -> list[int]:
-    """A follow drawn from ``table_legal_plays`` (R5, R14.6); a seat void in the led plain suit ruffs with
-    its widest trump tuples when ``table_follow`` takes them (R6) at :data:`RUFF_RATE`."""
+    """A follow drawn from ``legal_plays`` (R5, R14.6); a seat void in the led plain suit ruffs with
+    its widest trump tuples when ``check_follow`` takes them (R6) at :data:`RUFF_RATE`."""
     held = hand.hands[seat]
     category = hand.ctx.category[led[0]]
     trumps = [f for f in held if hand.ctx.category[f] == TRUMP]
     void = all(hand.ctx.category[f] != category for f in held)
     if void and category != TRUMP and len(trumps) >= len(led) and hand.rng.random() < RUFF_RATE:
         ruff = sorted(trumps, key=lambda f: (-trumps.count(f), f))[: len(led)]
-        if isinstance(table_follow(hand.ctx, RULES, hand=held, lead=led, play=ruff), Legal):
+        if isinstance(
+            check_follow(hand.ctx, hand=hand_of(held, DECKS), lead=led, play=ruff, decks=DECKS), Legal
+        ):
             return ruff
-    listing = table_legal_plays(hand.ctx, RULES, hand=held, lead=led, limit=FOLLOW_CHOICES)
+    listing = legal_plays(hand.ctx, hand=hand_of(held, DECKS), lead=led, limit=FOLLOW_CHOICES, decks=DECKS)
     return list(hand.rng.choice(listing.plays))
 
 
@@ -220,7 +220,7 @@ def _illegal_attempt(hand: _Hand, seat: int, led: Sequence[int]) -> list[int] | 
 def validate(
     hand: _Hand, seat: int, plays: Sequence[tuple[int, list[int]]], cards: Sequence[int]
 ) -> tuple[Call, Legal | Illegal]:
-    """ValidatePlay with ``validate_table_play``'s verdict; a lead carries every other hand (R14.5)."""
+    """ValidatePlay with ``validate_play``'s verdict; a lead carries every other hand (R14.5)."""
     others = [] if plays else [(s, hand.hands[s]) for s in range(SEATS) if s != seat]
     request = pb.ValidatePlayRequest(
         **hand.wire(),
@@ -231,7 +231,7 @@ def validate(
     )
     if plays:
         request.trick.CopyFrom(pb.Trick(leader=plays[0][0], plays=_seated(plays)))
-    verdict = validate_table_play(
+    verdict = validate_play(
         hand.ctx,
         RULES,
         seat=seat,
@@ -239,7 +239,7 @@ def validate(
         trick_leader=plays[0][0] if plays else None,
         trick_plays=[(s, tuple(c)) for s, c in plays],
         cards=cards,
-        others=[(s, tuple(c)) for s, c in others],
+        others=[(s, tuple(c)) for s, c in others] or None,
     ).verdict
     return Call("ValidatePlay", _bytes(request), play_expect(verdict)), verdict
 
@@ -271,11 +271,11 @@ def trick(hand: _Hand, leader: int) -> int:
 
 def resolve(hand: _Hand, leader: int, plays: Sequence[tuple[int, list[int]]]) -> int:
     """ResolveTrick with the calls and the tricks before it (R15.15); the answer is
-    ``resolve_table_trick``'s: the winner, the points, the dig on the last trick, the sides after it."""
+    ``judge_trick``'s: the winner, the points, the dig on the last trick, the sides after it."""
     last = not hand.hands[leader]
     bottom = hand.bottom if last else []
     seated = tuple((s, tuple(c)) for s, c in plays)
-    judged = resolve_table_trick(
+    judged = judge_trick(
         hand.ctx,
         RULES,
         leader=leader,

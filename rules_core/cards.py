@@ -159,9 +159,9 @@ def format_cards(faces: Iterable[int]) -> str:
     return " ".join(format_card(face) for face in faces)
 
 
-def hand_of(faces: Iterable[int]) -> Hand:
+def hand_of(faces: Iterable[int], decks: int = COPIES) -> Hand:
     """The count vector of a list of faces. Raises InvalidArgumentError, naming the position (``[i]``), for an
-    unknown face or past two copies of a face (R1.2).
+    unknown face or past D copies of a face (R1.2, R14.1).
 
     >>> hand_of([53, 53, 0])[53]
     2
@@ -171,9 +171,9 @@ def hand_of(faces: Iterable[int]) -> Hand:
         if not 0 <= face < NUM_FACES:
             raise InvalidArgumentError(f"[{i}]", Problem.UNKNOWN_VALUE, f"unknown face {face}")
         counts[face] += 1
-        if counts[face] > COPIES:
+        if counts[face] > decks:
             raise InvalidArgumentError(
-                f"[{i}]", Problem.TOO_MANY_COPIES, f"more than {COPIES} copies of {format_card(face)}"
+                f"[{i}]", Problem.TOO_MANY_COPIES, f"more than {decks} copies of {format_card(face)}"
             )
     return tuple(counts)
 
@@ -229,43 +229,93 @@ def points_of(faces: Iterable[int]) -> int:
 
 
 class Deck:
-    """The cards of one request, counted across its arguments: all of them come from the same two decks.
+    """The cards of one request, counted across its arguments: all of them come from the table's D decks
+    (two on the rulebooks' table, R1.1; up to four, R14.1).
 
-    Each :meth:`add` names its argument's path, so a third copy is reported where it appears
-    (``trick.plays[0].cards[1]``), with the arguments that hold the other two.
+    Each :meth:`add` names its argument's path, so a copy past D is reported where it appears
+    (``trick.plays[0].cards[1]``), with the arguments that hold the others.
     """
 
-    __slots__ = ("_counts", "_fields")
+    __slots__ = ("_copies", "_counts", "_fields")
 
-    def __init__(self) -> None:
+    def __init__(self, decks: int = COPIES) -> None:
         self._counts = [0] * NUM_FACES
         self._fields: list[tuple[str, Sequence[int]]] = []
+        self._copies = decks
 
     def add(self, faces: Sequence[int], path: str) -> None:
-        """Count an argument's cards; raises InvalidArgumentError at a third copy or an unknown face."""
-        counts = self._counts
+        """Count an argument's cards; raises InvalidArgumentError at a copy past D or an unknown face."""
+        counts, copies = self._counts, self._copies
         for i, face in enumerate(faces):
             if face < 0 or face >= NUM_FACES:
                 raise InvalidArgumentError(f"{path}[{i}]", Problem.UNKNOWN_VALUE, f"unknown face {face}")
             count = counts[face] = counts[face] + 1
-            if count > COPIES:
-                raise InvalidArgumentError(f"{path}[{i}]", Problem.TOO_MANY_COPIES, self._third(face, path))
+            if count > copies:
+                raise InvalidArgumentError(f"{path}[{i}]", Problem.TOO_MANY_COPIES, self._extra(face, path))
         self._fields.append((path, faces))
+
+    def counted(self, faces: Sequence[int], path: str) -> Hand:
+        """:meth:`add`, returning the argument's own count vector (a hand or a play)."""
+        self.add(faces, path)
+        return hand_of(faces, self._copies)
 
     def hand(self) -> Hand:
         """Every card added so far, as a count vector."""
         return tuple(self._counts)
 
-    def _third(self, face: int, path: str) -> str:
+    def _extra(self, face: int, path: str) -> str:
+        d = self._copies
         earlier = " and ".join(where for where, field in self._fields if face in field)
-        if not earlier:
+        also = f" (also in {earlier})" if earlier else ""
+        if not earlier and d == COPIES:
             return f"a third {format_card(face)}: two decks hold only {COPIES} of each card"
-        return f"a third {format_card(face)} (also in {earlier}): two decks hold only {COPIES}"
+        return f"a {_ORDINALS[d]} {format_card(face)}{also}: {_DECKS[d]} decks hold only {d}"
 
 
-def check_copies(faces: Sequence[int], path: str) -> Hand:
-    """The count vector of one argument's cards, named by ``path`` at an unknown face or a third copy."""
-    deck = Deck()
+_ORDINALS: Final = {2: "third", 3: "fourth", 4: "fifth"}
+_DECKS: Final = {2: "two", 3: "three", 4: "four"}
+"""The copy past D and D itself in words, for Deck's messages (R1.2, R14.1)."""
+
+
+MIN_BOTTOM: Final = 5
+"""R14.2: the bottom's minimum on any table (rbtying/shengji's default kitty)."""
+
+
+def deal_sizes(decks: int, seats: int) -> tuple[int, int]:
+    """R1.6, R14.2: (hand size, bottom size) of D decks dealt to N seats: the bottom makes the hands equal
+    and holds at least five cards.
+
+    >>> [deal_sizes(2, 4), deal_sizes(3, 5), deal_sizes(4, 8)]
+    [(25, 8), (31, 7), (26, 8)]
+    """
+    total = NUM_FACES * decks
+    bottom = total % seats or seats
+    if bottom < MIN_BOTTOM:
+        bottom += seats
+    return (total - bottom) // seats, bottom
+
+
+MAX_TABLE_DECKS: Final = 4
+MAX_TABLE_SEATS: Final = 8
+"""R14: the largest table, four decks and eight seats (``rules.MAX_DECKS``, ``rules.MAX_SEATS``)."""
+MAX_TABLE_CARDS: Final = NUM_FACES * MAX_TABLE_DECKS
+"""R14.1: the cards of the largest table (four decks): a bound on a whole hand record's cards."""
+MAX_TABLE_HAND: Final = max(deal_sizes(d, n)[0] for d in range(2, MAX_TABLE_DECKS + 1) for n in range(4, 9))
+"""R14.2: the largest hand of any table (52: four decks, four seats); a play is at most a hand."""
+MAX_TABLE_BOTTOM: Final = max(deal_sizes(d, n)[1] for d in range(2, MAX_TABLE_DECKS + 1) for n in range(4, 9))
+"""R14.2: the largest bottom of any table (12)."""
+MAX_TABLE_TRICKS: Final = MAX_TABLE_HAND
+"""R15.15: the most tricks of any hand: one card each from the largest hand."""
+
+
+def deck_points(decks: int) -> int:
+    """R8.1, R14.9: 100 points per deck (200 on the rulebooks' table)."""
+    return TOTAL_POINTS // COPIES * decks
+
+
+def check_copies(faces: Sequence[int], path: str, decks: int = COPIES) -> Hand:
+    """The count vector of one argument's cards, named by ``path`` at an unknown face or a copy past D."""
+    deck = Deck(decks)
     deck.add(faces, path)
     return deck.hand()
 

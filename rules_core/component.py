@@ -22,7 +22,7 @@ class Component:
     pairs: int
     """0 for a single, 1 for a pair, k for a k-tractor: the component's grade. On more decks (R14.3) the
     rungs of a tuple unit: 1 for a pair, triple or quadruple, k for a k-tractor of them; the width is
-    the size over it (``rules_core.tuples.width``)."""
+    the size over it (:func:`width`)."""
     top: int
     """Strength of its strongest rung (R3.7)."""
     order: int
@@ -45,3 +45,17 @@ class Component:
     def describe(self) -> str:
         """Cards as text, e.g. ``'CQ CQ CJ CJ'``."""
         return format_cards(self.cards)
+
+
+Grade = tuple[int, int]
+"""(width, rungs) of a component: wider first, then longer (R3.6, R14.4). A pair is a tuple of width 2."""
+
+
+def width(component: Component) -> int:
+    """Copies per rung: 1 for a single, 2 for pairs and their tractors, 3 triples, 4 quadruples (R14.3)."""
+    return len(component.cards) // component.pairs if component.pairs else 1
+
+
+def grade(component: Component) -> Grade:
+    """(width, rungs): the order of R3.6 and R14.4, highest first when sorted in reverse."""
+    return width(component), max(component.pairs, 1)

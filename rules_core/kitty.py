@@ -1,4 +1,5 @@
-"""Burying the bottom (底牌, R11): the dealer puts down exactly 8 of his 33 cards.
+"""Burying the bottom (底牌, R11): the dealer puts down exactly 8 of his 33 cards (R14.2: the table's
+bottom size of his hand plus the bottom, on every table).
 
 There is no restriction on which 8: trumps and point cards may be buried (R11.3). An illegal bury is an
 answer, not an exception; only a malformed state (a dealer hand that is not 33 cards, an unknown face, a
@@ -19,13 +20,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from rules_core.cards import (
-    BOTTOM_SIZE,
     COPIES,
-    DEALER_HAND_SIZE,
     NUM_FACES,
+    PLAYERS,
     Hand,
     check_copies,
     check_size,
+    deal_sizes,
     faces_of,
     format_cards,
     hand_of,
@@ -33,6 +34,7 @@ from rules_core.cards import (
     remove,
 )
 from rules_core.errors import InvalidArgumentError, Problem
+from rules_core.rules import Rules
 from rules_core.verdicts import Violation
 
 
@@ -55,18 +57,20 @@ class BuryResult:
         return points_of(self.bottom)
 
 
-def check_bury(*, hand: Hand, bury: Sequence[int]) -> BuryResult:
-    """Whether the dealer holding ``hand`` (33 cards, R11.1) may bury ``bury`` (R11.2, R11.3)."""
-    _validate_dealer_hand(hand)
+def check_bury(*, hand: Hand, bury: Sequence[int], decks: int = COPIES, seats: int = PLAYERS) -> BuryResult:
+    """Whether the dealer holding ``hand`` (33 cards, R11.1; R14.2's sizes on other tables) may bury
+    ``bury`` (R11.2, R11.3)."""
+    size, bottom = deal_sizes(decks, seats)
+    _validate_dealer_hand(hand, size + bottom, decks)
     try:
-        buried = hand_of(bury)  # unknown faces and third copies are malformed
+        buried = hand_of(bury, decks)  # unknown faces and copies past D are malformed
     except InvalidArgumentError as error:
         raise error.within("bury") from None
-    if len(bury) != BOTTOM_SIZE:
+    if len(bury) != bottom:
         return BuryResult(
             legal=False,
             reason=Violation.WRONG_CARD_COUNT,
-            message=f"buried {len(bury)} cards; exactly {BOTTOM_SIZE} are buried (R11.2)",
+            message=f"buried {len(bury)} cards; exactly {bottom} are buried (R11.2)",
         )
     missing = [face for face in range(NUM_FACES) for _ in range(buried[face] - hand[face])]
     if missing:
@@ -75,28 +79,30 @@ def check_bury(*, hand: Hand, bury: Sequence[int]) -> BuryResult:
             reason=Violation.CARDS_NOT_IN_HAND,
             message=f"{format_cards(missing)} not in the dealer's hand",
         )
-    # R11.3: any 8 cards, trumps and point cards included.
+    # R11.3: any cards of the bottom's size, trumps and point cards included.
     return BuryResult(legal=True, remaining=remove(hand, bury), bottom=faces_of(buried))
 
 
-def _validate_dealer_hand(hand: Hand) -> None:
-    """The dealer's hand after taking the bottom is a count vector of exactly 33 cards (R11.1)."""
-    if len(hand) != NUM_FACES or any(not 0 <= count <= COPIES for count in hand):
+def _validate_dealer_hand(hand: Hand, size: int, decks: int) -> None:
+    """The dealer's hand after taking the bottom is a count vector of exactly ``size`` cards (R11.1)."""
+    if len(hand) != NUM_FACES or any(not 0 <= count <= decks for count in hand):
         raise InvalidArgumentError(
-            "hand", Problem.BAD_SIZE, f"a hand must be {NUM_FACES} counts of 0..{COPIES}"
+            "hand", Problem.BAD_SIZE, f"a hand must be {NUM_FACES} counts of 0..{decks}"
         )
-    if sum(hand) != DEALER_HAND_SIZE:
+    if sum(hand) != size:
         raise InvalidArgumentError(
             "hand",
             Problem.BAD_SIZE,
-            f"the dealer's hand holds exactly {DEALER_HAND_SIZE} cards, got {sum(hand)}: "
-            f"the dealer buries from {DEALER_HAND_SIZE} cards (R11.1)",
+            f"the dealer's hand holds exactly {size} cards, got {sum(hand)}: "
+            f"the dealer buries from {size} cards (R11.1)",
         )
 
 
-def validate_bury(*, hand: Sequence[int], bury: Sequence[int]) -> BuryResult:
-    """The request-level :func:`check_bury`: the dealer's 33 cards and the bury as lists of faces."""
-    check_size(hand, "hand", DEALER_HAND_SIZE, DEALER_HAND_SIZE, "the dealer's hand")
-    held = check_copies(hand, "hand")
-    check_copies(bury, "bury")
-    return check_bury(hand=held, bury=bury)
+def validate_bury(rules: Rules, *, hand: Sequence[int], bury: Sequence[int]) -> BuryResult:
+    """The request-level :func:`check_bury` on the ruleset's table: the dealer's hand plus the bottom and
+    the bury as lists of faces."""
+    size = sum(deal_sizes(rules.decks, rules.seats))
+    check_size(hand, "hand", size, size, "the dealer's hand")
+    held = check_copies(hand, "hand", rules.decks)
+    check_copies(bury, "bury", rules.decks)
+    return check_bury(hand=held, bury=bury, decks=rules.decks, seats=rules.seats)

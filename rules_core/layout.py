@@ -19,7 +19,7 @@ LAYOUT_GROUPS: Final = (TRUMP, Suit.S, Suit.H, Suit.C, Suit.D)
 """R13.6: the default layout, left to right: trumps, then the plain suits in 黑红梅方 order."""
 
 
-def default_layout(ctx: TrumpContext, hand: Hand) -> tuple[int, ...]:
+def default_layout(ctx: TrumpContext, hand: Hand, copies: int = COPIES) -> tuple[int, ...]:
     """R13.6: a hand as the client shows it before any rearranging (无理牌), left to right.
 
     Trumps come first, strongest first, then the plain suits S, H, C, D, each strongest first. Cards of
@@ -31,11 +31,11 @@ def default_layout(ctx: TrumpContext, hand: Hand) -> tuple[int, ...]:
     >>> format_cards(default_layout(trump_context(5, Suit.H), hand))
     'BJ H5 S5 D5 SA DK D2'
     """
-    check_hand(hand)
+    check_hand(hand, copies)
     return tuple(face for group in LAYOUT_GROUPS for face in ctx.faces[group] for _ in range(hand[face]))
 
 
-def auto_lead(ctx: TrumpContext, hand: Hand) -> int:
+def auto_lead(ctx: TrumpContext, hand: Hand, copies: int = COPIES) -> int:
     """R13.6: the system's single-card lead for a quitter, the "rightmost smallest" card of the layout.
 
     This is the weakest card of the rightmost non-empty group: normally the lowest plain diamond. Of equal
@@ -47,7 +47,7 @@ def auto_lead(ctx: TrumpContext, hand: Hand) -> int:
     >>> format_card(auto_lead(trump_context(5, Suit.H), hand))
     'C3'
     """
-    check_hand(hand)
+    check_hand(hand, copies)
     for group in reversed(LAYOUT_GROUPS):
         for face in reversed(ctx.faces[group]):
             if hand[face]:
@@ -55,11 +55,11 @@ def auto_lead(ctx: TrumpContext, hand: Hand) -> int:
     raise InvalidArgumentError("hand", Problem.BAD_SIZE, "an empty hand has no card to lead")
 
 
-def check_hand(hand: Hand) -> None:
-    """A count vector of 54 entries, each 0..2 (R1.2)."""
+def check_hand(hand: Hand, copies: int = COPIES) -> None:
+    """A count vector of 54 entries, each 0..D (R1.2, R14.1)."""
     if len(hand) != NUM_FACES:
         raise InvalidArgumentError(
             "hand", Problem.BAD_SIZE, f"a hand is a count vector of {NUM_FACES} entries, got {len(hand)}"
         )
     for face, count in enumerate(hand):
-        check_int(f"hand[{face}]", count, high=COPIES)
+        check_int(f"hand[{face}]", count, high=copies)

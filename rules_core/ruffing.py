@@ -10,8 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from rules_core.component import grade
+from rules_core.errors import InvalidArgumentError, Problem
+from rules_core.follow import MAX_WORK, unit_ways
 from rules_core.rules import RuffStructure, Rules
-from rules_core.shapes import Decomposition, decompose, run_tops
+from rules_core.shapes import Decomposition, counts_of, decompose, run_tops
 from rules_core.trump import TRUMP, TrumpContext
 
 NO_KEY = -1
@@ -31,9 +34,16 @@ def ruff_key(ctx: TrumpContext, rules: Rules, lead: Decomposition, play: Sequenc
     ruff = decompose(ctx, play)
     if lead.top_grade == 0:  # a lead of singles asks for no structure; the key is the strongest card
         return max(c.top for c in ruff.components)
-    if rules.ruff is RuffStructure.COUNT:
+    if rules.ruff is RuffStructure.COUNT:  # two decks only (Rules refuses it on more, R14.7)
         return _count_key(lead, ruff)
+    if _wider(lead) or _wider(ruff):  # R14.7: tuples of three or four copies
+        return _tuple_cover_key(ctx, lead, play)
     return _cover_key(lead, ruff)
+
+
+def _wider(shape: Decomposition) -> bool:
+    """Whether a component holds more than two copies of a rung (a triple or quadruple, R14.3)."""
+    return any(c.pairs and len(c.cards) > 2 * c.pairs for c in shape.components)
 
 
 def _pair_strengths(ruff: Decomposition) -> list[int]:
@@ -102,3 +112,46 @@ def _count_key(lead: Decomposition, ruff: Decomposition) -> int:
     if longer:  # cut a τ-unit from the top of a longer one
         return max(longer)
     return ruff.components[0].top  # the strongest of the ruff's highest grade
+
+
+def _tuple_cover_key(ctx: TrumpContext, lead: Decomposition, play: Sequence[int]) -> int:
+    """RUFF-COVER on tuples (R14.7): the best top a unit given to a component of the lead's top grade
+    can have, over every assignment of the ruff's cards to the lead's units. :func:`_cover_key` is the
+    same rule for units of two copies, read off pair units."""
+    strength = ctx.strength
+    needs = [grade(c) for c in lead.components if c.pairs >= 1]
+    tau = needs[0]
+    counts = counts_of(play)
+    faces = sorted(counts)
+    ranks = [strength[f] for f in faces]
+    memo: dict[tuple[int, tuple[int, ...]], int | None] = {}
+    work = [0]
+
+    def best(i: int, free: tuple[int, ...]) -> int | None:
+        """The best τ-top over completions from need i with ``free`` left; None if none fits."""
+        if (i, free) not in memo:
+            work[0] += 1
+            if work[0] > MAX_WORK:
+                raise InvalidArgumentError(
+                    "plays",
+                    Problem.OUT_OF_RANGE,
+                    f"the ruff check passed its work ceiling ({MAX_WORK}, R14.7)",
+                )
+            memo[i, free] = fit(i, free)
+        return memo[i, free]
+
+    def fit(i: int, free: tuple[int, ...]) -> int | None:
+        if i == len(needs):
+            return NO_KEY
+        result: int | None = None
+        for taken in unit_ways(ranks, free, needs[i]):
+            below = best(i + 1, tuple(taken))
+            if below is None:
+                continue
+            top = max(ranks[j] for j in range(len(free)) if free[j] != taken[j])
+            candidate = max(below, top) if needs[i] == tau else below
+            result = candidate if result is None else max(result, candidate)
+        return result
+
+    found = best(0, tuple(counts[f] for f in faces))
+    return NO_KEY if found is None else found

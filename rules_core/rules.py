@@ -325,6 +325,12 @@ class Rules:
     small_team_bonus: bool = True
     """SMALL-TEAM-BONUS (R15.12): a winning dealer's side smaller than called gains one more level."""
 
+    @property
+    def rulebook_table(self) -> bool:
+        """R0-R13's own table: two decks, four seats, fixed partners. Read only where the rulebooks' answer
+        has a shape of its own (no sides after a trick) and where R14.10 keeps a rule to it."""
+        return self.decks == MIN_DECKS and self.seats == MIN_SEATS and self.partners is Partners.FIXED
+
     def __post_init__(self) -> None:
         for name, kind in _FIELD_TYPES.items():
             if not isinstance(getattr(self, name), kind):
@@ -350,6 +356,19 @@ class Rules:
                 "ruff",
                 Problem.INCONSISTENT,
                 "RUFF-COUNT counts pairs: a table of more than two decks ruffs by COVER",
+            )
+        if self.decks > 2 and self.throw_ruff_compare in READS_UNITS:  # R14.7, R16.7
+            raise InvalidArgumentError(
+                "throw_ruff_compare",
+                Problem.INCONSISTENT,
+                f"{self.throw_ruff_compare.name} reads a ruff as the lead's pairs and tractors (R16.7): "
+                "a table of more than two decks compares ruffs by R6_6 or HIGHEST",
+            )
+        if self.partners is Partners.FIXED and self.seats % 2:  # R15.1
+            raise InvalidArgumentError(
+                "partners",
+                Problem.INCONSISTENT,
+                f"{self.seats} seats cannot sit in fixed partners: call friends (PARTNERS_FRIENDS, R15.1)",
             )
         _check_friends(self)
         for level in self.must_play:
@@ -460,15 +479,24 @@ def deck_table(table: LevelTable, decks: int) -> LevelTable:
 
 
 def require_rulebook_table(rules: Rules, what: str) -> None:
-    """R14.10: ``what`` is ruled for two decks and four seats only (so far); another table is
-    INVALID_ARGUMENT naming the table field that differs."""
-    if rules.decks != 2 or rules.seats != 4:
-        name, value = ("decks", rules.decks) if rules.decks != 2 else ("seats", rules.seats)
-        raise InvalidArgumentError(
-            name,
-            Problem.INCONSISTENT,
-            f"{what} is ruled for two decks and four seats only (R14.10), got {name} {value}",
+    """R14.10: ``what`` is ruled for the rulebooks' table only (two decks, four seats, fixed partners); on
+    another the one refusal every RPC gives, INVALID_ARGUMENT naming the table field that differs."""
+    if rules.rulebook_table:
+        return
+    name, value = next(
+        (name, value)
+        for name, value, wanted in (
+            ("decks", rules.decks, MIN_DECKS),
+            ("seats", rules.seats, MIN_SEATS),
+            ("partners", rules.partners, Partners.FIXED),
         )
+        if value != wanted
+    )
+    raise InvalidArgumentError(
+        name,
+        Problem.INCONSISTENT,
+        f"{what} is ruled for two decks, four seats and fixed partners only (R14.10), got {name} {value}",
+    )
 
 
 DEFAULT_RULES: Final = Rules()

@@ -1,8 +1,9 @@
 """Seats and the turn order: who may play, and in which order the plays of a trick lie (R1.5, R4.1, R7.4).
 
-Four seats 0..3 play counter-clockwise, so the seat after ``s`` is ``(s + 1) % 4``; a trick's plays come
-from its leader on. These are the checks every request that names seats needs: a seat in range, plays
-that follow the turn order, one entry per seat.
+N seats 0..N-1 (four on the rulebooks' table, four to eight on others, R14.1) play counter-clockwise, so
+the seat after ``s`` is ``(s + 1) % N``; a trick's plays come from its leader on. These are the checks
+every request that names seats needs: a seat in range, plays that follow the turn order, one entry per
+seat.
 """
 
 from __future__ import annotations
@@ -37,12 +38,14 @@ def check_next(seat: int, leader: int, played: int, seats: int = PLAYERS) -> Non
         )
 
 
-def in_turn(plays: Sequence[SeatCards], path: str, *, leader: int) -> tuple[tuple[int, ...], ...]:
-    """The cards of plays whose seats follow the turn order from ``leader`` (R4.1, R7.4)."""
+def in_turn(
+    plays: Sequence[SeatCards], path: str, *, leader: int, seats: int = PLAYERS
+) -> tuple[tuple[int, ...], ...]:
+    """The cards of plays whose seats follow the turn order of ``seats`` from ``leader`` (R4.1, R7.4)."""
     for i, (seat, _) in enumerate(plays):
         where = f"{path}[{i}].seat"
-        expected = (leader + i) % PLAYERS
-        if seat_in_range(seat, where) != expected:
+        expected = (leader + i) % seats
+        if seat_in_range(seat, where, seats) != expected:
             raise InvalidArgumentError(
                 where,
                 Problem.OUT_OF_ORDER,
@@ -59,17 +62,19 @@ def by_seat(
     deck: Deck,
     low: int = 0,
     high: int = HAND_SIZE,
+    table: int = PLAYERS,
 ) -> dict[int, tuple[int, ...]]:
-    """Cards for exactly ``seats``, each listed once with ``low..high`` cards, counted in ``deck``."""
+    """Cards for exactly ``seats`` of a table of ``table`` seats, each listed once with ``low..high`` cards,
+    counted in ``deck``."""
     wanted = sorted(set(seats))
-    if len(hands) > PLAYERS:
+    if len(hands) > table:
         raise InvalidArgumentError(
-            path, Problem.BAD_SIZE, f"at most one entry per seat ({PLAYERS}), got {len(hands)}"
+            path, Problem.BAD_SIZE, f"at most one entry per seat ({table}), got {len(hands)}"
         )
     found: dict[int, tuple[int, ...]] = {}
     for i, (seat, cards) in enumerate(hands):
         where = f"{path}[{i}]"
-        seat_in_range(seat, f"{where}.seat")
+        seat_in_range(seat, f"{where}.seat", table)
         if seat in found:
             raise InvalidArgumentError(f"{where}.seat", Problem.OUT_OF_ORDER, f"seat {seat} is listed twice")
         if seat not in wanted:
@@ -87,11 +92,11 @@ def by_seat(
 
 
 def table_plays(
-    ctx: TrumpContext, plays: Sequence[SeatCards], path: str, *, leader: int, deck: Deck
+    ctx: TrumpContext, plays: Sequence[SeatCards], path: str, *, leader: int, deck: Deck, seats: int = PLAYERS
 ) -> tuple[tuple[tuple[int, ...], ...], Decomposition]:
     """Plays as they lie on the table: in turn order, a one-category lead (R4.3), follows of its size
     (R5.1); their cards join ``deck``. Returns the plays' cards and the lead's decomposition."""
-    cards = in_turn(plays, path, leader=leader)
+    cards = in_turn(plays, path, leader=leader, seats=seats)
     for i, play in enumerate(cards):
         deck.add(play, f"{path}[{i}].cards")
     lead = cards[0] if cards else ()

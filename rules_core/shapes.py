@@ -1,8 +1,11 @@
-"""Play shapes: singles, pairs, tractors and the canonical decomposition of a throw (R3).
+"""Play shapes: singles, tuples, tractors and the canonical decomposition of a throw (R3, R14.3, R14.4).
 
-A *component* is one single, pair or k-tractor. Its grade is its number of pairs (0, 1 or k), so "higher
-grade" is simply "more pairs" (R3.6: longer tractor > shorter tractor > pair > single). Components of one
-grade compare by the strength of their top rung (R3.7).
+A *component* is one single, one w-tuple (a pair is a tuple of width 2; three and four decks add triples
+and quadruples) or a k-tractor of w-tuples. On two decks its grade is its number of pairs (0, 1 or k), so
+"higher grade" is simply "more pairs" (R3.6: longer tractor > shorter tractor > pair > single); on more
+decks grades order wider first, then longer (R14.4, :func:`rules_core.component.grade`). Components of
+one grade compare by the strength of their top rung (R3.7). One decomposition serves every table: cards
+of at most two copies never reach the tuple code.
 
 >>> from rules_core.cards import parse_cards, Suit
 >>> from rules_core.trump import trump_context
@@ -21,7 +24,7 @@ from functools import partial
 from itertools import chain
 from typing import Final, NamedTuple
 
-from rules_core.component import Component
+from rules_core.component import Component, grade
 from rules_core.trump import TrumpContext
 
 
@@ -176,7 +179,7 @@ def _maximal_runs(strength: tuple[int, ...], ordered: list[int]) -> tuple[list[l
 
 
 def decompose(ctx: TrumpContext, faces: Sequence[int]) -> Decomposition:
-    """Split cards (faces with repeats, at most two of a face) into components (R3.6).
+    """Split cards (faces with repeats) into components (R3.6; R14.4 for three or four copies of a face).
 
     On the hot path of every check, so the common shapes (one card, one pair, no pairs) skip the
     tractor search, singles and pairs come ready-made from the context's tables, and one sort by the
@@ -199,6 +202,8 @@ def decompose(ctx: TrumpContext, faces: Sequence[int]) -> Decomposition:
     if len(held) == len(faces):  # no pairs: the commonest throw
         return new_decomposition((cat, tuple(map(singles.__getitem__, held))))
     paired = _repeated(faces)
+    if len(faces) > len(held) + len(paired):  # a face of three or four copies (R14.3)
+        return _tuples(ctx, faces)
     pair_faces = [f for f in held if f in paired]
     components = [singles[f] for f in held if f not in paired]
     if len(pair_faces) == 1:
@@ -214,6 +219,34 @@ def decompose(ctx: TrumpContext, faces: Sequence[int]) -> Decomposition:
             found.sort(key=_grade_order, reverse=True)
         components[:0] = [*found, *(pairs[f] for f in rest)]
     return new_decomposition((cat, tuple(components)))
+
+
+def counts_of(faces: Sequence[int]) -> dict[int, int]:
+    """How many copies of each face ``faces`` holds."""
+    counts: dict[int, int] = {}
+    for face in faces:
+        counts[face] = counts.get(face, 0) + 1
+    return counts
+
+
+def _tuples(ctx: TrumpContext, faces: Sequence[int]) -> Decomposition:
+    """R14.4: each face's copies one tuple; tractors cut widest first (R3.6's greedy cut per width);
+    components by grade, strongest first."""
+    counts = counts_of(faces)
+    strength, order = ctx.strength, ctx.order
+    held = sorted(counts, key=order.__getitem__, reverse=True)
+    singles = ctx.singles
+    components = [singles[f] for f in held if counts[f] == 1]
+    for w in range(max(counts.values()), 1, -1):
+        tuples = [f for f in held if counts[f] == w]
+        tractors, rest = _cut_pairs(strength, tuples) if len(tuples) > 1 else ([], tuples)
+        components += [
+            Component(len(t), strength[t[0]], order[t[0]], tuple(f for face in t for f in (face,) * w))
+            for t in tractors
+        ]
+        components += [Component(1, strength[f], order[f], (f,) * w) for f in rest]
+    components.sort(key=lambda c: (*grade(c), c.order), reverse=True)
+    return new_decomposition((ctx.category[held[0]], tuple(components)))
 
 
 def _two_singles(ctx: TrumpContext, first: int, second: int) -> Decomposition:

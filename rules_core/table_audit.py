@@ -16,8 +16,9 @@ from dataclasses import dataclass, replace
 
 from rules_core.audit import AuditError, Finding, TrickRecord
 from rules_core.bidding import Bidding, Shown
-from rules_core.cards import NUM_FACES, faces_of, format_cards
+from rules_core.cards import MAX_TABLE_TRICKS, NUM_FACES, Deck, deal_sizes, faces_of, format_cards, hand_of
 from rules_core.errors import InvalidArgumentError, Problem
+from rules_core.follow import check_follow
 from rules_core.friends import (
     ACE,
     FriendCall,
@@ -29,13 +30,13 @@ from rules_core.friends import (
     replay_sides,
     settle_table,
 )
-from rules_core.rules import Rules
+from rules_core.kitty import validate_bury
+from rules_core.rules import FollowRule, Rules
 from rules_core.seating import SeatCards
 from rules_core.settlement import FailedThrow, check_int
-from rules_core.table import Counter, table_bury, table_follow, table_lead, table_sizes, table_trick
 from rules_core.table_bidding import declare_table
-from rules_core.table_turn import MAX_TABLE_TRICKS, on_rulebook_table
-from rules_core.trick import TrickResult
+from rules_core.throw import check_lead
+from rules_core.trick import TrickResult, resolve_trick
 from rules_core.trump import TrumpContext, trump_context
 from rules_core.verdicts import Illegal
 
@@ -93,7 +94,7 @@ def audit_table(
     dealer: int | None = None,
 ) -> TableAudit:
     """Replay a hand on another table step by step, stopping at the first broken rule (R14, R15)."""
-    if on_rulebook_table(rules):
+    if rules.rulebook_table:
         raise InvalidArgumentError("ruleset", Problem.INCONSISTENT, "the rulebooks' table has its own audit")
     record = _checked(
         rules, hands=hands, bottom=bottom, declarations=declarations, buried=buried, tricks=tricks
@@ -148,9 +149,9 @@ def _checked(
 ) -> _Record:
     """R14.1, R14.2: N hands of the table's size, its bottom, no face past D copies in any argument."""
     n = rules.seats
-    size, bottom_size = table_sizes(rules.decks, n)
+    size, bottom_size = deal_sizes(rules.decks, n)
     deal: list[tuple[int, ...] | None] = [None] * n
-    counter = Counter(rules.decks)
+    counter = Deck(rules.decks)
     if len(hands) != n:
         raise InvalidArgumentError("hands", Problem.BAD_SIZE, f"one hand for each of the {n} seats")
     for i, (seat, cards) in enumerate(hands):
@@ -160,13 +161,13 @@ def _checked(
             )
         if len(cards) != size:
             raise InvalidArgumentError(f"hands[{i}].cards", Problem.BAD_SIZE, f"a hand is dealt {size} cards")
-        deal[seat] = faces_of(counter.add(cards, f"hands[{i}].cards"))
+        deal[seat] = faces_of(counter.counted(cards, f"hands[{i}].cards"))
     if len(bottom) != bottom_size:
         raise InvalidArgumentError(
             "bottom", Problem.BAD_SIZE, f"the bottom holds {bottom_size} cards (R14.2)"
         )
     counter.add(bottom, "bottom")
-    Counter(rules.decks).add(buried, "buried")
+    Deck(rules.decks).add(buried, "buried")
     if len(tricks) > MAX_TABLE_TRICKS:
         raise InvalidArgumentError(
             "tricks", Problem.BAD_SIZE, f"a hand has at most {MAX_TABLE_TRICKS} tricks"
@@ -197,8 +198,8 @@ def _trick(rules: Rules, index: int, plays: Sequence[SeatCards], attempted: Sequ
             )
         if not cards:
             raise InvalidArgumentError(f"{where}.plays[{j}].cards", Problem.MISSING, "a play has cards")
-        Counter(rules.decks).add(cards, f"{where}.plays[{j}].cards")
-    Counter(rules.decks).add(attempted, f"{where}.attempted_lead")
+        Deck(rules.decks).add(cards, f"{where}.plays[{j}].cards")
+    Deck(rules.decks).add(attempted, f"{where}.attempted_lead")
     return TrickRecord(tuple(tuple(cards) for _, cards in plays), tuple(attempted), leader)
 
 
@@ -226,7 +227,7 @@ def _play(
     dealer, n = bidding.dealer, rules.seats
     assert dealer is not None
     hands = [list(faces) for faces in record.deal]
-    bury = table_bury(rules, hand=hands[dealer] + list(record.bottom), bury=record.buried)
+    bury = validate_bury(rules, hand=hands[dealer] + list(record.bottom), bury=record.buried)
     base = TableAudit(None, bidding, dealer, (), (), (), 0, None)
     if not bury.legal:
         bad = AuditError(Finding.ILLEGAL_BURY, bury.message, seat=dealer, violation=bury.reason)
@@ -255,13 +256,13 @@ def _play(
         for offset, play in enumerate(trick.plays):
             seat = (leader + offset) % n
             hands[seat] = _minus(hands[seat], play)
-        probe = table_trick(
+        probe = resolve_trick(
             ctx, rules, leader=leader, plays=trick.plays, dealer=dealer, attackers=frozenset()
         )
         done.append(Trick(tuple(Play((leader + i) % n, p) for i, p in enumerate(trick.plays)), probe.winner))
         after = replay_sides(rules, ctx, dealer, calls, done)[-1]  # R15.8: bounded, at most 52 tricks
         last = not any(hands)
-        result = table_trick(
+        result = resolve_trick(
             ctx,
             rules,
             leader=leader,
@@ -308,7 +309,9 @@ def _check_trick(  # noqa: PLR0917 (one private step of _play)
     lead = trick.plays[0]
     attempt = trick.attempted or lead
     others = {seat: hands[seat] for seat in range(n) if seat != leader}
-    verdict = table_lead(ctx, rules, hand=hands[leader], lead=attempt, others=others)
+    decks = rules.decks
+    held = {seat: hand_of(cards, decks) for seat, cards in others.items()}
+    verdict = check_lead(ctx, rules, hand=hand_of(hands[leader], decks), lead=attempt, others=held)
     if isinstance(verdict, Illegal):
         return AuditError(Finding.ILLEGAL_LEAD, verdict.message, index, leader, verdict.reason)
     led = verdict.throw.led if verdict.throw else attempt
@@ -318,7 +321,14 @@ def _check_trick(  # noqa: PLR0917 (one private step of _play)
         return AuditError(Finding.THROW_MISRECORDED, message, index, leader)
     for offset in range(1, n):
         seat = (leader + offset) % n
-        follow = table_follow(ctx, rules, hand=hands[seat], lead=lead, play=trick.plays[offset])
+        follow = check_follow(
+            ctx,
+            hand=hand_of(hands[seat], decks),
+            lead=lead,
+            play=trick.plays[offset],
+            structure=rules.follow is FollowRule.STRUCTURE,
+            decks=decks,
+        )
         if isinstance(follow, Illegal):
             return AuditError(Finding.ILLEGAL_FOLLOW, follow.message, index, seat, follow.reason)
     return None

@@ -25,10 +25,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from rules_core.bidding import Act, Bidding, BidRejection, Rejection, Shown, first_dealer, outcome, rejected
-from rules_core.cards import BIG_JOKER, NUM_FACES, SMALL_JOKER, Suit, format_cards, format_rank, rank_of
+from rules_core.cards import (
+    BIG_JOKER,
+    NUM_FACES,
+    SMALL_JOKER,
+    Deck,
+    Suit,
+    deal_sizes,
+    format_cards,
+    format_rank,
+    rank_of,
+)
 from rules_core.errors import InvalidArgumentError, Problem
 from rules_core.rules import NoBid, Rules
-from rules_core.table import Counter, table_sizes
 
 __all__ = ["declare_table", "strength_of"]
 
@@ -127,16 +136,16 @@ def _check_act(rules: Rules, path: str, seat: int, cards: Sequence[int], hand: S
         raise InvalidArgumentError(f"{path}.seat", Problem.OUT_OF_RANGE, f"seat must be 0..{rules.seats - 1}")
     if not cards:
         raise InvalidArgumentError(f"{path}.cards", Problem.MISSING, "show at least one card")
-    Counter(rules.decks).add(cards, f"{path}.cards")
+    Deck(rules.decks).add(cards, f"{path}.cards")
     if hand is not None:
-        size = table_sizes(rules.decks, rules.seats)[0]
+        size = deal_sizes(rules.decks, rules.seats)[0]
         if not 1 <= len(hand) <= size:
             raise InvalidArgumentError(
                 f"{path}.hand",
                 Problem.BAD_SIZE,
                 f"a hand during the deal holds 1 to {size} cards, got {len(hand)}",
             )
-        Counter(rules.decks).add(hand, f"{path}.hand")
+        Deck(rules.decks).add(hand, f"{path}.hand")
 
 
 def _judge(  # noqa: PLR0917 (one private step of declare_table)

@@ -1,9 +1,9 @@
 """Leads and throws (甩牌): a lead is checked against the leader's hand and, for a throw, the others (R4).
 
-A lead of one component (single, pair or tractor) is always legal (R4.2). A throw of several components
-of one category is legal too, but it *succeeds* only when no other hand beats any checked component
-(R4.4); otherwise its forced component is led and the rest returns to the hand (R4.7). A failed throw is
-a legal outcome with evidence, never an error.
+A lead of one component (single, tuple or tractor) is always legal (R4.2), on every table. A throw of
+several components of one category is legal too, but it *succeeds* only when no other hand beats any
+checked component (R4.4); otherwise its forced component is led and the rest returns to the hand (R4.7).
+A failed throw is a legal outcome with evidence, never an error.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from rules_core.cards import Hand, contains, format_cards
-from rules_core.component import Component
+from rules_core.component import Component, Grade
 from rules_core.rules import Rules, ThrowCheck
 from rules_core.shapes import Decomposition, decompose
 from rules_core.trump import CATEGORY_NAMES, TrumpContext
@@ -77,18 +77,20 @@ def judge_throw(
 
 
 def _checked_components(rules: Rules, components: tuple[Component, ...]) -> list[Component]:
-    """The components to test, in the order the variant picks the forced one (R4.5, R4.6).
+    """The components to test, in the order the variant picks the forced one (R4.5, R4.6, R14.5).
 
     Only the weakest component of each grade (the last of its grade: ``components`` is by grade, then
     strongest first) is tested: beating is monotone, so if any component of a grade is beaten, so is the
-    weakest. THROW-000 tests every grade, top grade first; THROW-003 pairs, then singles, never tractors.
+    weakest. A grade is (width, rungs), told apart by (rungs, size). THROW-000 tests every grade, top
+    grade first; THROW-003 tuples (pairs), then singles, never tractors.
     """
-    if components[0].pairs == components[-1].pairs:  # one grade, the commonest throw (all singles)
-        return [components[-1]] if rules.throw is ThrowCheck.TOP_DOWN or components[-1].pairs <= 1 else []
+    first, last = components[0], components[-1]
+    if first.pairs == last.pairs and len(first.cards) == len(last.cards):  # one grade: the commonest throw
+        return [last] if rules.throw is ThrowCheck.TOP_DOWN or last.pairs <= 1 else []
     weakest = []
-    previous = components[0]
+    previous = first
     for component in components[1:]:
-        if component.pairs != previous.pairs:
+        if component.pairs != previous.pairs or len(component.cards) != len(previous.cards):
             weakest.append(previous)
         previous = component
     weakest.append(previous)
@@ -100,11 +102,12 @@ def _checked_components(rules: Rules, components: tuple[Component, ...]) -> list
 def _beaters(
     strength: tuple[int, ...], faces: tuple[int, ...], others: Mapping[int, Hand], component: Component
 ) -> list[Beat]:
-    """Each other seat whose hand beats ``component`` (R4.4), with its strongest beating cards, by seat.
+    """Each other seat whose hand beats ``component`` (R4.4, R14.5), with its strongest beating cards, by
+    seat: the same grade (w copies on each of k consecutive rungs), the top strictly stronger.
 
     ``faces`` is the component's category, strongest first. Equal strength never beats. Each hand is
     read from its strongest card down and only as far as it settles the question: the top single, the
-    top pair, or a run's top at the component's strength. One loop per kind over the seats (a call per
+    top tuple, or a run's top at the component's strength. One loop per kind over the seats (a call per
     seat was a fifth of a failed throw's cost).
     """
     top, found = component.top, []
@@ -116,16 +119,18 @@ def _beaters(
                         found.append(new_beat((seat, component, (face,))))
                     break
     elif component.pairs == 1:
+        w = len(component.cards)
         for seat, hand in others.items():
             for face in faces:
                 if strength[face] <= top:
                     break
-                if hand[face] == 2:
-                    found.append(new_beat((seat, component, (face, face))))
+                if hand[face] >= w:
+                    found.append(new_beat((seat, component, (face,) * w)))
                     break
     else:
+        w = len(component.cards) // component.pairs
         for seat, hand in others.items():
-            if cards := _beating_run(strength, faces, hand, component.pairs, top):
+            if cards := _beating_run(strength, faces, hand, (w, component.pairs), top):
                 found.append(new_beat((seat, component, cards)))
     if len(found) > 1:
         found.sort()  # by seat (seats are distinct): sorting the few beaters, not every seat
@@ -133,17 +138,18 @@ def _beaters(
 
 
 def _beating_run(
-    strength: tuple[int, ...], faces: tuple[int, ...], hand: Hand, k: int, top: int
+    strength: tuple[int, ...], faces: tuple[int, ...], hand: Hand, unit: Grade, top: int
 ) -> tuple[int, ...]:
-    """The strongest k-run of pairs in ``hand`` whose top is stronger than ``top``, or (): a k-tractor is
+    """The strongest run of k w-tuples in ``hand`` whose top is stronger than ``top``, or (): a tractor is
     beaten by any such run, even one cut from a longer tractor."""
-    run: list[int] = []  # one pair face per rung of the current run, top first
+    w, k = unit
+    run: list[int] = []  # one tuple face per rung of the current run, top first
     last = -2
     for face in faces:
-        if hand[face] != 2:
+        if hand[face] < w:
             continue
         s = strength[face]
-        if s == last:  # a second pair on the same rung (off-suit level cards): the first one is taken
+        if s == last:  # a second tuple on the same rung (off-suit level cards): the first one is taken
             continue
         if s == last - 1:
             run.append(face)
@@ -153,7 +159,7 @@ def _beating_run(
             run = [face]
         last = s
         if len(run) == k:
-            return tuple(f for face in run for f in (face, face))
+            return tuple(f for face in run for f in (face,) * w)
     return ()
 
 

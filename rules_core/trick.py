@@ -13,21 +13,23 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from rules_core.cards import (
-    BOTTOM_SIZE,
     PLAYERS,
     POINTS,
     Deck,
     Hand,
     check_copies,
     check_size,
+    deal_sizes,
     format_cards,
     hand_of,
 )
+from rules_core.component import width
 from rules_core.errors import InvalidArgumentError, Problem
 from rules_core.follow import follow_verdict
+from rules_core.friends import FriendCall, Play, SidesAfter, Trick, replay_sides
 from rules_core.overruff import beats, throw_ruff_key
 from rules_core.ruffing import NO_KEY, ruff_key
-from rules_core.rules import DigMultiplier, DigShape, FollowRule, Rules, ThrowRuffCompare
+from rules_core.rules import DigMultiplier, DigShape, Partners, Rules, ThrowRuffCompare
 from rules_core.seating import SeatCards, by_seat, in_turn, seat_in_range, table_plays
 from rules_core.shapes import Decomposition, decompose
 from rules_core.throw import check_lead
@@ -89,6 +91,12 @@ def is_attacker(seat: int, dealer: int) -> bool:
     return (seat - dealer) % 2 == 1
 
 
+def attacking(seat: int, dealer: int, attackers: frozenset[int] | None) -> bool:
+    """R14.9: the attackers given (finding friends, R15), else fixed partners: every other seat from the
+    dealer (R1.5; an even table, R15.1)."""
+    return (seat - dealer) % 2 == 1 if attackers is None else seat in attackers
+
+
 def resolve_trick(
     ctx: TrumpContext,
     rules: Rules,
@@ -98,16 +106,17 @@ def resolve_trick(
     dealer: int,
     last: bool = False,
     bottom: Sequence[int] = (),
+    attackers: frozenset[int] | None = None,
 ) -> TrickResult:
-    """Decide a trick of four plays in play order, starting with ``leader`` (R7, R8).
+    """Decide a trick of one play per seat in play order, starting with ``leader`` (R7, R8, R14.8, R14.9);
+    ``attackers`` are the attacking seats when finding friends set them (R15.8), else fixed partners.
 
-    Raises InvalidArgumentError for a malformed trick: not four plays, plays of unequal size, or a lead
-    that mixes categories (such a lead can never be on the table, R4.3).
+    Raises InvalidArgumentError for a malformed trick: not one play per seat, plays of unequal size, or a
+    lead that mixes categories (such a lead can never be on the table, R4.3).
     """
-    if len(plays) != PLAYERS:
-        raise InvalidArgumentError(
-            "plays", Problem.BAD_SIZE, f"a trick has {PLAYERS} plays, got {len(plays)}"
-        )
+    seats = rules.seats
+    if len(plays) != seats:
+        raise InvalidArgumentError("plays", Problem.BAD_SIZE, f"a trick has {seats} plays, got {len(plays)}")
     first = plays[0]
     if not first or len(set(map(ctx.category.__getitem__, first))) != 1:
         raise InvalidArgumentError(
@@ -123,8 +132,9 @@ def resolve_trick(
                 f"plays[{i}]: {len(play)} cards follow a lead of {len(plays[0])}",
             )
     judgements, best, lead = _judge(ctx, rules, plays)
-    winner = (leader + best) % PLAYERS
+    winner = (leader + best) % seats
     points = sum(POINTS[face] for play in plays for face in play)
+    attack = attacking(winner, dealer, attackers)
     dig = None
     if last:
         dig = _dig(
@@ -132,11 +142,10 @@ def resolve_trick(
             rules=rules,
             lead=decompose(ctx, first) if lead is None else lead,
             winning_play=plays[best],
-            winner=winner,
-            dealer=dealer,
+            attack=attack,
             bottom=bottom,
         )
-    attacker_points = points + (dig.added if dig else 0) if is_attacker(winner, dealer) else 0
+    attacker_points = points + (dig.added if dig else 0) if attack else 0
     return TrickResult(winner, points, attacker_points, judgements, judgements[best], dig)
 
 
@@ -269,16 +278,20 @@ def _judge(
     return tuple(judgements), standing.best, lead
 
 
-def dig_multiplier(rules: Rules, pairs: int) -> int:
-    """R8.4: 2^(k+1) for a shape of k pairs under DIG-000; 2, 4, then 8 for any tractor under DIG-003.
+def dig_multiplier(rules: Rules, pairs: int, width: int = 2) -> int:
+    """R8.4, R14.9: M = 2^(1 + (w - 1)k) for a top component of k rungs of w copies (2^(k+1) for k pairs,
+    2 for a single) under DIG-000; DIG-003 caps it at 8 (single 2, pair 4, any tractor 8).
 
     >>> from rules_core.rules import DEFAULT_RULES, RULEBOOK_003
     >>> [dig_multiplier(DEFAULT_RULES, k) for k in range(5)], dig_multiplier(RULEBOOK_003, 4)
     ([2, 4, 8, 16, 32], 8)
+    >>> dig_multiplier(DEFAULT_RULES, 1, 3), dig_multiplier(DEFAULT_RULES, 2, 4)
+    (8, 128)
     """
+    exponent = 1 + (width - 1) * pairs if pairs else 1
     if rules.dig_multiplier is DigMultiplier.CAPPED:
-        return 1 << (min(pairs, 2) + 1)
-    return 1 << (pairs + 1)
+        return 1 << min(exponent, 3)
+    return 1 << exponent
 
 
 def _dig(
@@ -287,22 +300,22 @@ def _dig(
     rules: Rules,
     lead: Decomposition,
     winning_play: Sequence[int],
-    winner: int,
-    dealer: int,
+    attack: bool,
     bottom: Sequence[int],
 ) -> Dig:
     """R8.3–R8.5: the bottom scores ×M for the attackers if they win the last trick, else nothing."""
     bottom_points = sum(POINTS[face] for face in bottom)
-    if not is_attacker(winner, dealer):
+    if not attack:
         return Dig(bottom_points, None, 0)
     shape = lead if rules.dig_shape is DigShape.LEAD else decompose(ctx, winning_play)
-    multiplier = dig_multiplier(rules, shape.top_grade if shape.components else 0)
+    top = shape.components[0] if shape.components else None
+    multiplier = dig_multiplier(rules, top.pairs, width(top)) if top is not None else dig_multiplier(rules, 0)
     return Dig(bottom_points, multiplier, bottom_points * multiplier)
 
 
 @dataclass(frozen=True, slots=True)
 class JudgedTrick:
-    """A trick as a request asks about it: each play's check (with hands) and the outcome."""
+    """A trick as a request asks about it: each play's check (with hands), the outcome, and the sides."""
 
     leader: int
     checks: tuple[Legal | Illegal, ...]
@@ -311,6 +324,18 @@ class JudgedTrick:
     """Why a checked trick is not resolved (an illegal play, a failed throw), or "" when it is."""
     result: TrickResult | None
     """The resolved trick, unless ``problem`` says why not."""
+    sides: SidesAfter | None = None
+    """The sides and the calls after this trick (R15.8; fixed partners: every other seat), answered on
+    every table but the rulebooks' (whose answer has always been the trick alone); None when the trick
+    is not resolved."""
+    seats: int = PLAYERS
+    """The table's seats: the plays' seats are counted from ``leader`` modulo them (R14.1)."""
+    wide: bool = False
+    """More than two decks: components are tuples whose width the answer names (R14.3)."""
+
+
+RecordedTrick = tuple[tuple[SeatCards, ...], int | None]
+"""A recorded trick as a request gives it: its seated plays in play order and its winner (None: absent)."""
 
 
 def judge_trick(
@@ -323,69 +348,131 @@ def judge_trick(
     last: bool = False,
     bottom: Sequence[int] = (),
     hands: Sequence[SeatCards] = (),
+    calls: Sequence[FriendCall] = (),
+    before: Sequence[RecordedTrick] = (),
 ) -> JudgedTrick:
-    """R7 and R8 for a trick as a request lists it; with ``hands`` (every seat's cards before the trick)
-    each play is checked first (R4, R5), and a trick with an illegal play or a failed throw is not
-    resolved: only a throw's forced component is ever on the table (R4.7)."""
-    seat_in_range(leader, "leader")
-    seat_in_range(dealer, "dealer")
-    if len(plays) != PLAYERS:
+    """R7 and R8 for a trick as a request lists it, on every table (R14.8, R14.9); with ``hands`` (every
+    seat's cards before the trick) each play is checked first (R4, R5), and a trick with an illegal play
+    or a failed throw is not resolved: only a throw's forced component is ever on the table (R4.7).
+    Under finding friends the attackers are the seats off the dealer's side after this trick (R15.8),
+    found from the ``calls`` and the tricks ``before`` it."""
+    seats = rules.seats
+    seat_in_range(leader, "leader", seats)
+    seat_in_range(dealer, "dealer", seats)
+    if len(plays) != seats:
         raise InvalidArgumentError(
-            "plays", Problem.BAD_SIZE, f"a trick has exactly {PLAYERS} plays, got {len(plays)}"
+            "plays", Problem.BAD_SIZE, f"a trick has exactly {seats} plays, got {len(plays)}"
         )
+    hand_size, bottom_size = deal_sizes(rules.decks, seats)
     if last or bottom:
-        check_size(bottom, "bottom", BOTTOM_SIZE, BOTTOM_SIZE, "the bottom")
-    deck = Deck()
+        check_size(bottom, "bottom", bottom_size, bottom_size, "the bottom")
+    deck = Deck(rules.decks)
+    checks: tuple[Legal | Illegal, ...] = ()
     if not hands:
-        cards, _ = table_plays(ctx, plays, "plays", leader=leader, deck=deck)
+        cards, _ = table_plays(ctx, plays, "plays", leader=leader, deck=deck, seats=seats)
         deck.add(bottom, "bottom")
-        result = resolve_trick(
-            ctx, rules, leader=leader, plays=cards, dealer=dealer, last=last, bottom=bottom
-        )
-        return JudgedTrick(leader, (), "", result)
-    held = {s: hand_of(c) for s, c in by_seat(hands, "hands", seats=range(PLAYERS), low=1, deck=deck).items()}
-    cards = in_turn(plays, "plays", leader=leader)
-    for i, play in enumerate(cards):
-        check_copies(play, f"plays[{i}].cards")
-    deck.add(bottom, "bottom")
-    checks = _check_plays(ctx, rules, leader, cards, held)
-    problem = _problem(checks, leader)
+    else:
+        held = {
+            s: hand_of(c, rules.decks)
+            for s, c in by_seat(
+                hands, "hands", seats=range(seats), low=1, high=hand_size, deck=deck, table=seats
+            ).items()
+        }
+        cards = in_turn(plays, "plays", leader=leader, seats=seats)
+        for i, play in enumerate(cards):
+            check_copies(play, f"plays[{i}].cards", rules.decks)
+        deck.add(bottom, "bottom")
+        checks = _check_plays(ctx, rules, leader, cards, held)
+    wide, shown = rules.decks > 2, not rules.rulebook_table
+    earlier = _record(ctx, rules, dealer, calls, before)
+    problem = _problem(checks, leader, seats)
     if problem:
-        return JudgedTrick(leader, checks, problem, None)
-    result = resolve_trick(ctx, rules, leader=leader, plays=cards, dealer=dealer, last=last, bottom=bottom)
-    return JudgedTrick(leader, checks, "", result)
+        return JudgedTrick(leader, checks, problem, None, None, seats, wide)
+    attackers: frozenset[int] | None = None
+    if earlier is None:  # fixed partners and no record: every other seat from the dealer (R1.5, R14.9)
+        sides = SidesAfter(frozenset((dealer + k) % seats for k in range(0, seats, 2)), (), 0)
+    else:  # R15.8: the sides after this trick, with it in the record (R15.15)
+        winner = (leader + _judge(ctx, rules, cards)[1]) % seats
+        current = Trick(tuple(Play(seat, tuple(faces)) for seat, faces in plays), winner)
+        try:
+            sides = replay_sides(rules, ctx, dealer, calls, (*earlier, current))[-1]
+        except InvalidArgumentError as error:
+            raise _renamed(error, f"tricks[{len(earlier)}].", "") from None
+        if rules.partners is Partners.FRIENDS:
+            attackers = frozenset(range(seats)) - sides.dealer_side
+    result = resolve_trick(
+        ctx, rules, leader=leader, plays=cards, dealer=dealer, last=last, bottom=bottom, attackers=attackers
+    )
+    return JudgedTrick(leader, checks, "", result, sides if shown else None, seats, wide)
+
+
+def _record(
+    ctx: TrumpContext,
+    rules: Rules,
+    dealer: int,
+    calls: Sequence[FriendCall],
+    before: Sequence[RecordedTrick],
+) -> tuple[Trick, ...] | None:
+    """R15.1-R15.4, R15.15: the calls fit the table and the tricks before are a hand's, checked whenever
+    given; None when fixed partners come with no record (they need none)."""
+    if rules.partners is Partners.FIXED and not calls and not before:
+        return None
+    earlier = _tricks(before, "tricks_before")
+    try:
+        replay_sides(rules, ctx, dealer, calls, earlier)
+    except InvalidArgumentError as error:
+        raise _renamed(error, "tricks", "tricks_before") from None
+    return earlier
+
+
+def _tricks(records: Sequence[RecordedTrick], path: str) -> tuple[Trick, ...]:
+    """Recorded tricks as R15's: a winner is required on each (R15.15)."""
+    tricks = []
+    for t, (plays, winner) in enumerate(records):
+        if winner is None:
+            raise InvalidArgumentError(f"{path}[{t}].winner", Problem.MISSING, "each trick names its winner")
+        tricks.append(Trick(tuple(Play(seat, tuple(cards)) for seat, cards in plays), winner))
+    return tuple(tricks)
+
+
+def _renamed(error: InvalidArgumentError, old: str, new: str) -> InvalidArgumentError:
+    """The same error with the path prefix ``old`` spelled ``new`` (the request's own field names)."""
+    if error.argument.startswith(old):
+        return InvalidArgumentError(new + error.argument[len(old) :], error.problem, error.message)
+    return error
 
 
 def _check_plays(
     ctx: TrumpContext, rules: Rules, leader: int, plays: Sequence[Sequence[int]], hands: dict[int, Hand]
 ) -> tuple[Legal | Illegal, ...]:
     """The lead against the other hands, then each follow (skipped after an illegal lead)."""
-    others = {s: hands[s] for s in range(PLAYERS) if s != leader}
+    seats = rules.seats
+    others = {s: hands[s] for s in range(seats) if s != leader}
     lead = check_lead(ctx, rules, hand=hands[leader], lead=plays[0], others=others)
     if isinstance(lead, Illegal):
         return (lead,)
     assert lead.play.category is not None
-    structure = rules.follow is FollowRule.STRUCTURE  # R16.3
     follows = (
         follow_verdict(
             ctx,
-            hand=hands[(leader + i) % PLAYERS],
+            rules,
+            hand=hands[(leader + i) % seats],
             led=lead.play,
             play=plays[i],
             shape=decompose(ctx, plays[i]),
-            structure=structure,
         )
-        for i in range(1, PLAYERS)
+        for i in range(1, seats)
     )
     return (lead, *follows)
 
 
-def _problem(checks: Sequence[Legal | Illegal], leader: int) -> str:
+def _problem(checks: Sequence[Legal | Illegal], leader: int, seats: int) -> str:
     """Why a checked trick cannot be resolved, or "" when every play is legal and the lead stands."""
     for i, verdict in enumerate(checks):
         if isinstance(verdict, Illegal):
-            return f"seat {(leader + i) % PLAYERS}'s play is illegal: {verdict.message}"
-    lead = checks[0]
-    if isinstance(lead, Legal) and lead.throw is not None and not lead.throw.succeeded:
-        return "the lead is a throw that fails (R4.7): only its forced component is led"
+            return f"seat {(leader + i) % seats}'s play is illegal: {verdict.message}"
+    if checks:
+        lead = checks[0]
+        if isinstance(lead, Legal) and lead.throw is not None and not lead.throw.succeeded:
+            return "the lead is a throw that fails (R4.7): only its forced component is led"
     return ""

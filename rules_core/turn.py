@@ -15,12 +15,22 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Final
 
-from rules_core.autoplay import suggest_play
-from rules_core.cards import BOTTOM_SIZE, HAND_SIZE, PLAYERS, Deck, Hand, check_copies, check_size, hand_of
+from rules_core.autoplay import suggest_play, table_play
+from rules_core.cards import (
+    BOTTOM_SIZE,
+    HAND_SIZE,
+    PLAYERS,
+    Deck,
+    Hand,
+    check_copies,
+    check_size,
+    deal_sizes,
+    hand_of,
+)
 from rules_core.errors import InvalidArgumentError, Problem
 from rules_core.follow import follow_verdict
 from rules_core.legal_plays import legal_plays
-from rules_core.rules import FollowRule, Rules
+from rules_core.rules import FollowRule, Rules, require_rulebook_table
 from rules_core.seating import SeatCards, by_seat, check_next, seat_in_range, table_plays
 from rules_core.shapes import Decomposition, decompose
 from rules_core.strategy import DEFAULT_BUDGET, MAX_BUDGET, SeatView, rank_plays, strong_play
@@ -55,31 +65,34 @@ class Turn:
 
 def check_turn(
     ctx: TrumpContext,
+    rules: Rules,
     *,
     seat: int,
     hand: Sequence[int],
     trick_leader: int | None,
     trick_plays: Sequence[SeatCards],
 ) -> Turn:
-    """Validate a seat, its hand (1..25 cards) and the trick so far (``trick_leader`` None: no trick)."""
-    seat_in_range(seat, "seat")
-    check_size(hand, "hand", 1, HAND_SIZE, "a hand")
-    deck = Deck()
+    """Validate a seat, its hand (1 to the table's hand size, R14.2) and the trick so far (``trick_leader``
+    None: no trick), on the ruleset's table: N seats in turn, D copies of a face (R14.1)."""
+    seats = rules.seats
+    seat_in_range(seat, "seat", seats)
+    check_size(hand, "hand", 1, deal_sizes(rules.decks, seats)[0], "a hand")
+    deck = Deck(rules.decks)
     deck.add(hand, "hand")
     held = deck.hand()
-    leader = seat_in_range(trick_leader or 0, "trick.leader")
+    leader = seat_in_range(trick_leader or 0, "trick.leader", seats)
     if not trick_plays:
         if trick_leader is not None and leader != seat:
             raise InvalidArgumentError(
                 "trick.leader", Problem.OUT_OF_ORDER, f"seat {seat} leads, but the trick's leader is {leader}"
             )
         return Turn(seat, held, seat, (), None, deck)
-    if len(trick_plays) >= PLAYERS:
+    if len(trick_plays) >= seats:
         raise InvalidArgumentError(
             "trick.plays", Problem.BAD_SIZE, f"the trick is complete: it has {len(trick_plays)} plays"
         )
-    plays, led = table_plays(ctx, trick_plays, "trick.plays", leader=leader, deck=deck)
-    check_next(seat, leader, len(plays))
+    plays, led = table_plays(ctx, trick_plays, "trick.plays", leader=leader, deck=deck, seats=seats)
+    check_next(seat, leader, len(plays), seats)
     if len(hand) < len(plays[0]):
         raise InvalidArgumentError(
             "hand",
@@ -96,6 +109,8 @@ class PlayVerdict:
     verdict: Legal | Illegal
     shape: Decomposition | None
     """The play's decomposition (decomposed once for the whole request); None for no cards."""
+    wide: bool = False
+    """More than two decks: components are tuples whose width the answer names (R14.3)."""
 
 
 def validate_play(
@@ -109,33 +124,36 @@ def validate_play(
     cards: Sequence[int],
     others: Sequence[SeatCards] | None,
 ) -> PlayVerdict:
-    """R4 (a lead; a throw is judged against ``others``, the other three hands) or R5 (a follow)."""
-    turn = check_turn(ctx, seat=seat, hand=hand, trick_leader=trick_leader, trick_plays=trick_plays)
-    check_copies(cards, "cards")
+    """R4 (a lead; a throw is judged against ``others``, every other seat's hand) or R5 (a follow), on
+    every table (R14.4-R14.6)."""
+    turn = check_turn(ctx, rules, seat=seat, hand=hand, trick_leader=trick_leader, trick_plays=trick_plays)
+    check_copies(cards, "cards", rules.decks)
     shape = decompose(ctx, cards) if cards else None
+    wide = rules.decks > 2
     if turn.led is not None:
         follow = follow_verdict(
-            ctx,
-            hand=turn.hand,
-            led=turn.led,
-            play=cards,
-            shape=_shape(ctx, shape, cards),
-            structure=rules.follow is FollowRule.STRUCTURE,  # R16.3
+            ctx, rules, hand=turn.hand, led=turn.led, play=cards, shape=_shape(ctx, shape, cards)
         )
-        return PlayVerdict(follow, shape)
+        return PlayVerdict(follow, shape, wide)
     held: Mapping[int, Hand] = {}
     if others:
-        seats = [s for s in range(PLAYERS) if s != turn.seat]
-        listed = by_seat(others, "other_hands", seats=seats, deck=turn.deck)
-        held = {s: hand_of(c) for s, c in listed.items()}  # counted in the turn's deck already
+        seats = [s for s in range(rules.seats) if s != turn.seat]
+        high = deal_sizes(rules.decks, rules.seats)[0]
+        listed = by_seat(others, "other_hands", seats=seats, deck=turn.deck, high=high, table=rules.seats)
+        held = {s: hand_of(c, rules.decks) for s, c in listed.items()}  # counted in the turn's deck already
     elif shape is not None and shape.category is not None and len(shape.components) > 1:
         raise InvalidArgumentError(
             "other_hands",
             Problem.MISSING,
-            "a throw is judged against the other three hands (R4.4): give their cards",
+            f"a throw is judged against the other {_SEATS_WORDS.get(rules.seats - 1, rules.seats - 1)} hands "
+            "(R4.4): give their cards",
         )
     lead = lead_verdict(ctx, rules, hand=turn.hand, lead=cards, play=_shape(ctx, shape, cards), others=held)
-    return PlayVerdict(lead, shape)
+    return PlayVerdict(lead, shape, wide)
+
+
+_SEATS_WORDS: Final = {3: "three"}
+"""The other hands in a message as the rulebooks' table has always named them."""
 
 
 def _shape(ctx: TrumpContext, shape: Decomposition | None, cards: Sequence[int]) -> Decomposition:
@@ -277,14 +295,18 @@ def list_plays(
 ) -> Listing:
     """Up to ``limit`` (0: :data:`DEFAULT_LIMIT`) legal plays for the seat whose turn it is; with ``rank``,
     best first by the strong auto-play's evaluation (a hint, 提示)."""
-    turn = check_turn(ctx, seat=seat, hand=hand, trick_leader=trick_leader, trick_plays=trick_plays)
-    view = seat_view(ctx, rules, turn, so_far, "hand_so_far") if rank or so_far != NOTHING_KNOWN else None
+    turn = check_turn(ctx, rules, seat=seat, hand=hand, trick_leader=trick_leader, trick_plays=trick_plays)
+    if rank:  # the strong policy's evaluation is ruled for the rulebooks' table (R14.10)
+        require_rulebook_table(rules, "a ranked listing")
+    known = so_far != NOTHING_KNOWN and rules.rulebook_table  # R14.10: what the strong policy reads
+    view = seat_view(ctx, rules, turn, so_far, "hand_so_far") if rank or known else None
     listing = legal_plays(
         ctx,
         hand=turn.hand,
         lead=turn.lead,
         limit=limit or DEFAULT_LIMIT,
         structure=rules.follow is FollowRule.STRUCTURE,  # R16.3
+        decks=rules.decks,
     )
     if not rank or view is None:
         return Listing(tuple((play, decompose(ctx, play)) for play in listing.plays), listing.truncated)
@@ -321,14 +343,19 @@ def suggest(
 ) -> Suggestion:
     """The auto-play: the strong policy (the default for 托管), or R13.6's rightmost smallest card as a
     lead and weakest legal follow. Always legal; the same request and seed give the same play."""
-    turn = check_turn(ctx, seat=seat, hand=hand, trick_leader=trick_leader, trick_plays=trick_plays)
-    view = seat_view(ctx, rules, turn, so_far, "hand_so_far")
-    if policy is Policy.STRONG:
+    turn = check_turn(ctx, rules, seat=seat, hand=hand, trick_leader=trick_leader, trick_plays=trick_plays)
+    if policy is Policy.STRONG and not rules.rulebook_table:  # R14, R15: the table policy (autoplay)
+        play, why = table_play(ctx, rules, turn.seat, turn.hand, turn.plays, leader=turn.leader)
+        return Suggestion(play, decompose(ctx, play), f"table: {why}", policy)
+    view = seat_view(ctx, rules, turn, so_far, "hand_so_far") if rules.rulebook_table else None
+    if policy is Policy.STRONG and view is not None:
         play = strong_play(ctx, rules, view, seed=seed, budget=budget or DEFAULT_BUDGET)
         layouts = min(budget or DEFAULT_BUDGET, MAX_BUDGET)
         reason = f"strong: the best of the candidate plays over {layouts} sampled layouts of the unseen cards"
         return Suggestion(play, decompose(ctx, play), reason, policy)
-    play = suggest_play(ctx, hand=turn.hand, lead=turn.lead)
+    play = suggest_play(
+        ctx, hand=turn.hand, lead=turn.lead, decks=rules.decks, structure=rules.follow is FollowRule.STRUCTURE
+    )
     reason = (
         "follow: the weakest legal play, rightmost cards first (R13.6)"
         if turn.plays

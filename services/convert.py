@@ -18,11 +18,15 @@ from rules_core.audit import MAX_TRICKS, Audit, Finding
 from rules_core.bidding import Act, Bidding, BidRejection, Shown
 from rules_core.cards import (
     COPIES,
+    MAX_TABLE_CARDS,
+    MAX_TABLE_HAND,
+    MAX_TABLE_SEATS,
+    MAX_TABLE_TRICKS,
     NUM_FACES,
     PLAYERS,
     Suit,
 )
-from rules_core.component import Component
+from rules_core.component import Component, width
 from rules_core.errors import InvalidArgumentError
 from rules_core.forced_quit import Phase, Quit, Role
 from rules_core.friends import CallState, FriendCall, TableSettlement
@@ -57,18 +61,9 @@ from rules_core.shapes import Decomposition, Shape
 from rules_core.strategy.bury import BuryAdvice, BuryPolicy
 from rules_core.strategy.declaration import DeclarationAdvice, DeclarationPolicy
 from rules_core.table_audit import TableAudit
-from rules_core.table_turn import (
-    MAX_TABLE_CARDS,
-    MAX_TABLE_HAND,
-    MAX_TABLE_SEATS,
-    MAX_TABLE_TRICKS,
-    RecordedTrick,
-    TableTrick,
-)
 from rules_core.taodou import CoinSettlement, HandSettlement, Stake
-from rules_core.trick import JudgedTrick, Judgement, TrickResult
+from rules_core.trick import JudgedTrick, Judgement, RecordedTrick, TrickResult
 from rules_core.trump import TrumpContext, trump_context
-from rules_core.tuples import width
 from rules_core.turn import NOTHING_KNOWN, HandSoFar, Listing, PlayVerdict, Policy, Suggestion
 from rules_core.verdicts import Illegal, Legal, ThrowResult, Violation
 from services.errors import Reason, from_engine, invalid
@@ -339,10 +334,21 @@ _FACES: Final = bytes([255, *range(NUM_FACES)]).ljust(256, _UNKNOWN)
 a Python-level map over the protobuf list, and the unknown numbers are found by one ``in``."""
 
 
-def seated(messages: Sequence[t.SeatCards], path: str, *, table: bool = False) -> tuple[SeatCards, ...]:
-    """Seat-and-cards entries as (seat, faces); their seats and sizes are judged by rules_core. On other
-    tables (``table``, R14) up to eight seats and four decks."""
-    most, limit = (MAX_TABLE_SEATS, MAX_TABLE_HAND) if table else (PLAYERS, MAX_CARDS)
+def table_cards(rules: Rules) -> int:
+    """The most cards one field of the ruleset's table can hold: all its decks (108 for two, R14.1)."""
+    return NUM_FACES * rules.decks
+
+
+def seated(
+    messages: Sequence[t.SeatCards], path: str, rules: Rules | None = None, *, table: bool = False
+) -> tuple[SeatCards, ...]:
+    """Seat-and-cards entries as (seat, faces); their seats and sizes are judged by rules_core. At most
+    one entry per seat of the ruleset's table and its decks' cards in each (two decks and four seats
+    without ``rules``; the largest table's bounds with ``table``, R14)."""
+    if rules is not None:
+        most, limit = rules.seats, table_cards(rules)
+    else:
+        most, limit = (MAX_TABLE_SEATS, MAX_TABLE_HAND) if table else (PLAYERS, MAX_CARDS)
     if len(messages) > most:
         raise invalid(path, Reason.BAD_SIZE, f"at most one entry per seat ({most}), got {len(messages)}")
     if not messages:
@@ -678,9 +684,10 @@ def throw_outcome(result: ThrowResult, wide: bool = False) -> t.ThrowOutcome:
     )
 
 
-def play_response(result: PlayVerdict, wide: bool = False) -> pb.ValidatePlayResponse:
-    """The verdict on a play, with the play's own shape whether it is legal or not."""
-    verdict, decomposition = result.verdict, result.shape
+def play_response(result: PlayVerdict) -> pb.ValidatePlayResponse:
+    """The verdict on a play, with the play's own shape whether it is legal or not; on more decks each
+    component names its width (R14.3)."""
+    verdict, decomposition, wide = result.verdict, result.shape, result.wide
     response = pb.ValidatePlayResponse(shape=shape(decomposition))
     if decomposition:
         add_components(response.components, decomposition.components, wide)
@@ -777,11 +784,11 @@ def trick_response(result: TrickResult, leader: int, seats: int = PLAYERS) -> pb
     )
 
 
-def judged_trick_response(
-    judged: JudgedTrick | TableTrick, seats: int = PLAYERS, wide: bool = False
-) -> pb.ResolveTrickResponse:
+def judged_trick_response(judged: JudgedTrick) -> pb.ResolveTrickResponse:
     """A trick, resolved or (a checked trick with an illegal play or a failed throw) not, with each
-    play's check when hands were given; other tables give their ``seats`` and ``wide`` (R14.3, R14.8)."""
+    play's check when hands were given, for the table's seats (R14.1, R14.3, R14.8), and the sides and
+    calls after it where the trick has them (R15.8)."""
+    seats, wide = judged.seats, judged.wide
     if judged.result is not None:
         response = trick_response(judged.result, judged.leader, seats)
     else:
@@ -799,6 +806,9 @@ def judged_trick_response(
             continue
         judgement.violation = VIOLATIONS[verdict.reason]
         judgement.message = verdict.message
+    if judged.sides is not None:
+        response.dealer_side.extend(sorted(judged.sides.dealer_side))
+        response.calls.extend(call_state(state) for state in judged.sides.calls)
     return response
 
 
@@ -969,16 +979,6 @@ def call_state(state: CallState) -> t.FriendCallState:
     if state.trick is not None:
         message.trick = state.trick
     return message
-
-
-def table_trick_response(judged: TableTrick, seats: int, wide: bool) -> pb.ResolveTrickResponse:
-    """A trick on another table (R14.8): as ``judged_trick_response``, for ``seats`` seats, with the sides
-    and the calls after it under finding friends (R15.8)."""
-    response = judged_trick_response(judged, seats, wide)
-    if judged.sides is not None:
-        response.dealer_side.extend(sorted(judged.sides.dealer_side))
-        response.calls.extend(call_state(state) for state in judged.sides.calls)
-    return response
 
 
 def table_settlement_response(settled: TableSettlement, calls: Sequence[CallState]) -> pb.SettleHandResponse:

@@ -14,34 +14,28 @@ from collections.abc import Callable, Sequence
 from typing import Any, Final, TypeVar
 
 from rules_core.audit import AuditError, audit
+from rules_core.autoplay import bury_on_table, declaration_on_table
 from rules_core.bidding import Bidding, declare
-from rules_core.errors import InvalidArgumentError
-from rules_core.forced_quit import forced_quit
-from rules_core.kitty import validate_bury
-from rules_core.rules import Rules
-from rules_core.settlement import Side
-from rules_core.strategy.bury import suggest_bury
-from rules_core.strategy.declaration import suggest_declaration
-from rules_core.table import is_default, table_bury
-from rules_core.table_advice import bury_on_table, declaration_on_table, list_table_plays, suggest_on_table
-from rules_core.table_audit import audit_table
-from rules_core.table_bidding import declare_table
-from rules_core.table_turn import (
+from rules_core.cards import (
     MAX_TABLE_BOTTOM,
     MAX_TABLE_CARDS,
     MAX_TABLE_HAND,
     MAX_TABLE_SEATS,
     MAX_TABLE_TRICKS,
-    TableTrick,
-    on_rulebook_table,
-    resolve_table_trick,
-    rulebook_only,
-    settle_table_hand,
-    validate_table_play,
 )
+from rules_core.errors import InvalidArgumentError
+from rules_core.forced_quit import forced_quit
+from rules_core.kitty import validate_bury
+from rules_core.rules import Rules, require_rulebook_table
+from rules_core.settlement import Side
+from rules_core.strategy.bury import suggest_bury
+from rules_core.strategy.declaration import suggest_declaration
+from rules_core.table_audit import audit_table
+from rules_core.table_bidding import declare_table
+from rules_core.table_turn import settle_table_hand
 from rules_core.taodou import settle
 from rules_core.trick import JudgedTrick, judge_trick
-from rules_core.trump import TrumpContext, trump_context
+from rules_core.trump import trump_context
 from rules_core.turn import list_plays, suggest, validate_play
 from rules_core.verdicts import Illegal, Legal
 from services import convert
@@ -91,11 +85,11 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
         return rules, preset
 
     @staticmethod
-    def _rulebook(rules: Rules, what: str, *, partners: bool = False) -> None:
+    def _rulebook(rules: Rules, what: str) -> None:
         """R14.10: an RPC ruled for the rulebooks' table only; another is INVALID_ARGUMENT naming the
         ruleset field that makes it one (``ruleset.decks``, ``ruleset.seats``, ``ruleset.partners``)."""
         try:
-            rulebook_only(rules, what, partners=partners)
+            require_rulebook_table(rules, what)
         except InvalidArgumentError as error:
             raise error.within("ruleset") from None
 
@@ -104,7 +98,7 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
         if isinstance(verdict, Legal) and verdict.throw is not None:
             self._metrics.count(self._metrics.throws, "succeeded" if verdict.throw.succeeded else "failed")
 
-    def _tricked(self, preset: str, judged: JudgedTrick | TableTrick) -> None:
+    def _tricked(self, preset: str, judged: JudgedTrick) -> None:
         """ResolveTrick's metrics on any table: each play's check (R4, R5), then how it was won (R7)."""
         for verdict in judged.checks:
             self._verdict("ResolveTrick", preset, verdict)
@@ -125,15 +119,17 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
 
     @_answers
     def ValidatePlay(self, request: pb.ValidatePlayRequest, context: Context) -> pb.ValidatePlayResponse:
-        """R4 (leads and throws) or R5 (follows), by whether the trick has plays."""
+        """R4 (leads and throws) or R5 (follows), by whether the trick has plays, on every table."""
         rules, preset = self._rules(request.ruleset, "ValidatePlay")
         ctx = convert.trump(request.level, request.contract)
-        if not is_default(rules):
-            return self._table_play(request, rules, preset, ctx, context)
-        hand, plays = convert.cards(request.hand, "hand"), convert.seated(request.trick.plays, "trick.plays")
+        most = convert.table_cards(rules)
+        hand, plays = (
+            convert.cards(request.hand, "hand", most),
+            convert.seated(request.trick.plays, "trick.plays", rules),
+        )
         cards, others = (
-            convert.cards(request.cards, "cards"),
-            convert.seated(request.other_hands, "other_hands"),
+            convert.cards(request.cards, "cards", most),
+            convert.seated(request.other_hands, "other_hands", rules),
         )
         check_deadline(context)
         result = validate_play(
@@ -149,62 +145,21 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
         self._verdict("ValidatePlay", preset, result.verdict)
         return convert.play_response(result)
 
-    def _table_play(
-        self, request: pb.ValidatePlayRequest, rules: Rules, preset: str, ctx: TrumpContext, context: Context
-    ) -> pb.ValidatePlayResponse:
-        """ValidatePlay on another table (R14.4-R14.6): N seats in turn, up to four copies of a face."""
-        hand = convert.cards(request.hand, "hand", MAX_TABLE_HAND)
-        plays = convert.seated(request.trick.plays, "trick.plays", table=True)
-        cards = convert.cards(request.cards, "cards", MAX_TABLE_HAND)
-        others = convert.seated(request.other_hands, "other_hands", table=True)
-        check_deadline(context)
-        result = validate_table_play(
-            ctx,
-            rules,
-            seat=request.seat,
-            hand=hand,
-            trick_leader=convert.trick_leader(request),
-            trick_plays=plays,
-            cards=cards,
-            others=others,
-        )
-        self._verdict("ValidatePlay", preset, result.verdict)
-        return convert.play_response(result, wide=rules.decks > 2)
-
     @_answers
     def ResolveTrick(self, request: pb.ResolveTrickRequest, context: Context) -> pb.ResolveTrickResponse:
-        """R7 (winner), R8 (points and the dig); with hands, each play is checked first (R4, R5)."""
+        """R7 (winner), R8 (points and the dig); with hands, each play is checked first (R4, R5); under
+        finding friends the sides after the trick (R15.8)."""
         rules, preset = self._rules(request.ruleset, "ResolveTrick")
         ctx = convert.trump(request.level, request.contract)
-        if not on_rulebook_table(rules):
-            return self._table_trick(request, rules, preset, ctx, context)
-        plays, hands = convert.seated(request.plays, "plays"), convert.seated(request.hands, "hands")
-        bottom = convert.cards(request.bottom, "bottom")
-        check_deadline(context)
-        judged = judge_trick(
-            ctx,
-            rules,
-            leader=request.leader,
-            plays=plays,
-            dealer=request.dealer,
-            last=request.last_trick,
-            bottom=bottom,
-            hands=hands,
+        plays, hands = (
+            convert.seated(request.plays, "plays", rules),
+            convert.seated(request.hands, "hands", rules),
         )
-        self._tricked(preset, judged)
-        return convert.judged_trick_response(judged)
-
-    def _table_trick(
-        self, request: pb.ResolveTrickRequest, rules: Rules, preset: str, ctx: TrumpContext, context: Context
-    ) -> pb.ResolveTrickResponse:
-        """ResolveTrick on another table (R14.8, R14.9), with the sides under finding friends (R15.8)."""
-        plays = convert.seated(request.plays, "plays", table=True)
-        hands = convert.seated(request.hands, "hands", table=True)
-        bottom = convert.cards(request.bottom, "bottom", MAX_TABLE_BOTTOM)
+        bottom = convert.cards(request.bottom, "bottom", convert.table_cards(rules))
         calls = convert.friend_calls(request.friend_calls)
         before = convert.table_tricks(request.tricks_before, "tricks_before")
         check_deadline(context)
-        judged = resolve_table_trick(
+        judged = judge_trick(
             ctx,
             rules,
             leader=request.leader,
@@ -217,33 +172,17 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
             before=before,
         )
         self._tricked(preset, judged)
-        return convert.table_trick_response(judged, rules.seats, rules.decks > 2)
+        return convert.judged_trick_response(judged)
 
     @_answers
     def ListLegalPlays(
         self, request: pb.ListLegalPlaysRequest, context: Context
     ) -> pb.ListLegalPlaysResponse:
-        """Legal follows by the R5.3 procedure, or one-component leads plus whole-holding throws."""
+        """Legal follows by the R5.3 (R14.6) procedure, or one-component leads plus whole-holding throws."""
         rules, _ = self._rules(request.ruleset, "ListLegalPlays")
-        if request.rank or on_rulebook_table(rules):  # a ranked listing is the strong policy's: R14.10
-            self._rulebook(rules, "ListLegalPlays", partners=request.rank)
         ctx = convert.trump(request.level, request.contract)
-        if not on_rulebook_table(rules):  # R14.4-R14.6: rules_core.table_advice
-            hand = convert.cards(request.hand, "hand", MAX_TABLE_HAND)
-            plays = convert.seated(request.trick.plays, "trick.plays", table=True)
-            check_deadline(context)
-            return convert.listing_response(
-                list_table_plays(
-                    ctx,
-                    rules,
-                    seat=request.seat,
-                    hand=hand,
-                    trick_leader=convert.trick_leader(request),
-                    trick_plays=plays,
-                    limit=request.max_plays,
-                )
-            )
-        hand, plays = convert.cards(request.hand, "hand"), convert.seated(request.trick.plays, "trick.plays")
+        hand = convert.cards(request.hand, "hand", convert.table_cards(rules))
+        plays = convert.seated(request.trick.plays, "trick.plays", rules)
         so_far = convert.hand_so_far(request.hand_so_far)
         check_deadline(context)
         listing = list_plays(
@@ -266,22 +205,8 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
         """Auto-play (托管): the strong policy by default, or R13.6 (rightmost smallest, weakest follow)."""
         rules, _ = self._rules(request.ruleset, "SuggestPlay")
         ctx = convert.trump(request.level, request.contract)
-        if not on_rulebook_table(
-            rules
-        ):  # R14, R15: a simple, legal, bounded policy (rules_core.table_advice)
-            hand = convert.cards(request.hand, "hand", MAX_TABLE_HAND)
-            plays = convert.seated(request.trick.plays, "trick.plays", table=True)
-            check_deadline(context)
-            advice = suggest_on_table(
-                ctx,
-                rules,
-                seat=request.seat,
-                hand=hand,
-                trick_leader=convert.trick_leader(request),
-                trick_plays=plays,
-            )
-            return convert.suggestion_response(advice)
-        hand, plays = convert.cards(request.hand, "hand"), convert.seated(request.trick.plays, "trick.plays")
+        hand = convert.cards(request.hand, "hand", convert.table_cards(rules))
+        plays = convert.seated(request.trick.plays, "trick.plays", rules)
         so_far = convert.hand_so_far(request.hand_so_far)
         check_deadline(context)
         suggestion = suggest(
@@ -305,7 +230,7 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
     def SettleHand(self, request: pb.SettleHandRequest, context: Context) -> pb.SettleHandResponse:
         """R9 (levels, next dealer, end of game) and, with a stake, R12 (Tao Dou coins)."""
         rules, _ = self._rules(request.ruleset, "SettleHand")
-        if not on_rulebook_table(rules):
+        if not rules.rulebook_table:
             return self._settle_table(request, rules)
         result = settle(
             rules=rules,
@@ -327,7 +252,7 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
     def _settle_table(self, request: pb.SettleHandRequest, rules: Rules) -> pb.SettleHandResponse:
         """SettleHand on another table (R15.8-R15.13): per-seat levels from the whole trick record."""
         if request.HasField("tao_dou"):
-            self._rulebook(rules, "A Tao Dou stake", partners=True)  # R14.10
+            self._rulebook(rules, "A Tao Dou stake")  # R14.10
         levels = convert.seat_levels(request.seat_levels)
         dealer = request.dealer
         level = levels[dealer] if dealer < len(levels) else convert.MIN_LEVEL  # rules_core judges both
@@ -352,7 +277,7 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
     ) -> pb.CalculatePenaltyResponse:
         """R13: the penalty by phase and role, capped at the balance; R13.6 for a quitting dealer."""
         rules, _ = self._rules(request.ruleset, "CalculatePenalty")
-        self._rulebook(rules, "CalculatePenalty", partners=True)  # R14.10
+        self._rulebook(rules, "CalculatePenalty")  # R14.10
         phase = convert.phase(request.phase, "phase")
         convert.coins_amount(request.base, "base", convert.MAX_BASE)
         convert.coins_amount(request.balance, "balance")
@@ -386,7 +311,7 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
         """R10: replay the acts in time order; each is accepted with its label or rejected with a reason."""
         rules, preset = self._rules(request.ruleset, "ValidateDeclaration")
         level = convert.level(request.level, "level")
-        if not on_rulebook_table(rules):  # R14.11
+        if not rules.rulebook_table:  # R14.11
             result = self._table_declarations(request, rules, level, context)
         else:
             result = self._declarations(request, rules, level, context)
@@ -437,19 +362,11 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
 
     @_answers
     def ValidateBury(self, request: pb.ValidateBuryRequest, context: Context) -> pb.ValidateBuryResponse:
-        """R11: exactly 8 of the dealer's 33 cards, any 8."""
+        """R11: exactly 8 of the dealer's 33 cards, any 8 (R14.2: the table's bottom size)."""
         rules, preset = self._rules(request.ruleset, "ValidateBury")
-        if is_default(rules):
-            result = validate_bury(
-                hand=convert.cards(request.hand, "hand"), bury=convert.cards(request.bury, "bury")
-            )
-        else:  # R14.2: the table's hand plus its bottom, the bottom's size buried
-            limit = MAX_TABLE_HAND + MAX_TABLE_BOTTOM
-            hand, bury = (
-                convert.cards(request.hand, "hand", limit),
-                convert.cards(request.bury, "bury", limit),
-            )
-            result = table_bury(rules, hand=hand, bury=bury)
+        most = convert.table_cards(rules)
+        hand, bury = convert.cards(request.hand, "hand", most), convert.cards(request.bury, "bury", most)
+        result = validate_bury(rules, hand=hand, bury=bury)
         reason = "legal" if result.legal or result.reason is None else result.reason.name.lower()
         self._metrics.count(self._metrics.verdicts, "ValidateBury", preset, reason)
         return convert.bury_response(result)
@@ -461,7 +378,7 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
         """托管 during the deal: the act to show now or none, legal under R10 (rules_core.bidding judges)."""
         rules, _ = self._rules(request.ruleset, "SuggestDeclaration")
         level = convert.level(request.level, "level")
-        if not on_rulebook_table(rules):  # R14.11
+        if not rules.rulebook_table:  # R14.11
             received = convert.cards(request.received, "received", MAX_TABLE_HAND)
             table_acts = convert.declarations(request.declarations, "declarations")
             check_deadline(context)
@@ -488,7 +405,7 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
         """托管 for a dealer: 8 of his 33 cards (R11), by the strong policy or R13.6's auto-bury."""
         rules, _ = self._rules(request.ruleset, "SuggestBury")
         ctx = convert.trump(request.level, request.contract)
-        if not on_rulebook_table(rules):  # R14.2: the dealer's hand plus the bottom in `hand`
+        if not rules.rulebook_table:  # R14.2: the dealer's hand plus the bottom in `hand`
             if request.bottom:
                 raise invalid(
                     "bottom", Reason.INCONSISTENT, "on other tables `hand` holds the bottom too (R14.2)"
@@ -507,7 +424,7 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
     def AuditHand(self, request: pb.AuditHandRequest, context: Context) -> pb.AuditHandResponse:
         """rules_core's audit replays the hand and stops at the first broken rule; a valid hand is settled."""
         rules, preset = self._rules(request.ruleset, "AuditHand")
-        if not on_rulebook_table(rules):  # R14, R15: rules_core.table_audit
+        if not rules.rulebook_table:  # R14, R15: rules_core.table_audit
             return self._table_audit(request, rules, preset, context)
         level = convert.level(request.level, "level")
         attacker_level = convert.level(request.attacker_level, "attacker_level")
@@ -544,7 +461,7 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
         """AuditHand on another table: R14's leads and follows, R15's sides from the friend calls, and the
         per-seat settlement (R15.8-R15.13); no Tao Dou stake there (R14.10)."""
         if request.HasField("tao_dou"):
-            self._rulebook(rules, "A Tao Dou stake", partners=True)  # R14.10
+            self._rulebook(rules, "A Tao Dou stake")  # R14.10
         level = convert.level(request.level, "level")
         levels = convert.seat_levels(request.seat_levels)
         hands = convert.seated(request.hands, "hands", table=True)

@@ -27,16 +27,19 @@ from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 
 from rules_core.audit import MAX_TRICKS
-from rules_core.cards import BOTTOM_SIZE, DEALER_HAND_SIZE, HAND_SIZE, PLAYERS
-from rules_core.rules import PRESETS, FriendLimit
-from rules_core.settlement import MAX_FAILED_THROWS
-from rules_core.table_turn import (
+from rules_core.cards import (
+    BOTTOM_SIZE,
+    DEALER_HAND_SIZE,
+    HAND_SIZE,
     MAX_TABLE_BOTTOM,
     MAX_TABLE_CARDS,
     MAX_TABLE_HAND,
     MAX_TABLE_SEATS,
     MAX_TABLE_TRICKS,
+    PLAYERS,
 )
+from rules_core.rules import PRESETS, FriendLimit
+from rules_core.settlement import MAX_FAILED_THROWS
 from services.convert import MAX_CARDS, MAX_DECLARATIONS, MAX_FRIEND_CALLS, MAX_LEVELS
 from services.servicer import MAX_BATCH_ITEMS
 from tractor.rules.v1 import rules_service_pb2 as pb

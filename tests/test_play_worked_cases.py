@@ -6,18 +6,16 @@ from collections import Counter
 from typing import Any
 
 import pytest
-from worked_cases import Case, attackers_of, cards, cases, context_for, multiset, rules_for, seat, table_of
+from worked_cases import Case, attackers_of, cards, cases, context_for, multiset, rules_for, seat
 
 from rules_core.cards import hand_of
+from rules_core.component import width
 from rules_core.follow import check_follow
 from rules_core.ruffing import NO_KEY, ruff_key
 from rules_core.rules import FollowRule
-from rules_core.shapes import Decomposition, decompose
-from rules_core.table import table_follow, table_lead, table_trick
+from rules_core.shapes import decompose
 from rules_core.throw import check_lead
 from rules_core.trick import TrickResult, resolve_trick
-from rules_core.trump import TrumpContext
-from rules_core.tuples import decompose_wide, ruff_key_wide, width
 from rules_core.verdicts import Illegal, Legal
 
 
@@ -25,20 +23,11 @@ def _component_multiset(components: list[tuple[str, int, Counter[int]]]) -> list
     return sorted((kind, pairs, sorted(c.elements())) for kind, pairs, c in components)
 
 
-def _two_decks(case: Case) -> bool:
-    return table_of(case) == (2, 4)
-
-
-def _decompose(ctx: TrumpContext, case: Case, faces: tuple[int, ...]) -> Decomposition:
-    """R3.6, or R14.4 on a line of another table."""
-    return decompose(ctx, faces) if _two_decks(case) else decompose_wide(ctx, faces)
-
-
 @pytest.mark.parametrize("case", cases("lead", tables=True))
 def test_lead_shape(case: Case) -> None:
     """R3: the shape of a proposed lead and its canonical decomposition (R3.6, R14.4)."""
     ctx = context_for(case)
-    play = _decompose(ctx, case, cards(case["input"]["cards"]))
+    play = decompose(ctx, cards(case["input"]["cards"]))  # R3.6, R14.4: one decomposition
     assert play.shape == case["expect"]["shape"]
     got = [(c.kind, c.pairs, Counter(c.cards)) for c in play.components]
     want = [(c["type"], c["pairs"], multiset(c["cards"])) for c in case["expect"]["components"]]
@@ -54,10 +43,7 @@ def test_throw(case: Case) -> None:
     attempt = cards(case["input"]["throw"])
     listed = {seat(label): cards(hand) for label, hand in case["input"]["others"].items()}
     others = {s: tuple(Counter(faces)[f] for f in range(54)) for s, faces in listed.items()}
-    if _two_decks(case):
-        verdict = check_lead(ctx, rules, hand=hand_of(attempt), lead=attempt, others=others)
-    else:
-        verdict = table_lead(ctx, rules, hand=attempt, lead=attempt, others=listed)
+    verdict = check_lead(ctx, rules, hand=hand_of(attempt, rules.decks), lead=attempt, others=others)
     expect = case["expect"]
     if isinstance(verdict, Illegal):
         assert (expect["ok"], expect["forced"]) == (False, None)
@@ -79,35 +65,22 @@ def test_throw(case: Case) -> None:
 @pytest.mark.parametrize("case", cases("follow", tables=True))
 def test_follow(case: Case) -> None:
     """R5: whether the follower may play this (R5.3 off under FOLLOW-SUIT-ONLY, R16.3; R14.6's ladder)."""
-    ctx = context_for(case)
-    if not _two_decks(case):
-        given = case["input"]
-        ladder = table_follow(
-            ctx,
-            rules_for(case),
-            hand=cards(given["hand"]),
-            lead=cards(given["lead"]),
-            play=cards(given["play"]),
-        )
-        assert isinstance(ladder, Legal) == case["expect"]["legal"], ladder
-        return
+    ctx, rules = context_for(case), rules_for(case)
     verdict = check_follow(
         ctx,
-        structure=rules_for(case).follow is FollowRule.STRUCTURE,
-        hand=hand_of(cards(case["input"]["hand"])),
+        structure=rules.follow is FollowRule.STRUCTURE,
+        hand=hand_of(cards(case["input"]["hand"]), rules.decks),
         lead=cards(case["input"]["lead"]),
         play=cards(case["input"]["play"]),
+        decks=rules.decks,
     )
     assert isinstance(verdict, Legal) == case["expect"]["legal"], verdict
 
 
 def _resolve(case: Case, plays: list[list[str]], dealer: int = 0, **kwargs: Any) -> TrickResult:
     ctx, rules, faces = context_for(case), rules_for(case), [cards(p) for p in plays]
-    if not _two_decks(case):  # R14.8 with N plays; the sides of an odd table come with the line
-        sides = kwargs.pop("attackers", None) or attackers_of(case)
-        return table_trick(ctx, rules, leader=0, plays=faces, dealer=dealer, attackers=sides, **kwargs)
-    kwargs.pop("attackers", None)
-    return resolve_trick(ctx, rules, leader=0, plays=faces, dealer=dealer, **kwargs)
+    sides = kwargs.pop("attackers", None) or attackers_of(case)  # R14.8, R15.8: N plays, the line's sides
+    return resolve_trick(ctx, rules, leader=0, plays=faces, dealer=dealer, attackers=sides, **kwargs)
 
 
 @pytest.mark.parametrize("case", cases("trick", tables=True))
@@ -124,11 +97,8 @@ def test_ruff(case: Case) -> None:
     plays = [cards(p) for p in case["input"]["plays"]]
     result = _resolve(case, case["input"]["plays"])
     assert (result.winner, result.points) == (seat(case["expect"]["winner"]), case["expect"]["points"])
-    lead = _decompose(ctx, case, plays[0])
-    if _two_decks(case):
-        valid = {f"P{i + 1}": ruff_key(ctx, rules, lead, plays[i]) != NO_KEY for i in (1, 2, 3)}
-    else:
-        valid = {f"P{i + 1}": ruff_key_wide(ctx, lead, plays[i]) != NO_KEY for i in range(1, len(plays))}
+    lead = decompose(ctx, plays[0])
+    valid = {f"P{i + 1}": ruff_key(ctx, rules, lead, plays[i]) != NO_KEY for i in range(1, len(plays))}
     assert valid == case["expect"]["valid_ruff"]
 
 

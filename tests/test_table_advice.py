@@ -11,19 +11,15 @@ from dataclasses import replace
 
 import pytest
 
+from rules_core.autoplay import suggest_table_bury, suggest_table_declaration
 from rules_core.bidding import Shown
-from rules_core.cards import BIG_JOKER, NUM_FACES, SMALL_JOKER, Suit
+from rules_core.cards import BIG_JOKER, NUM_FACES, SMALL_JOKER, Suit, deal_sizes
+from rules_core.kitty import validate_bury
 from rules_core.rules import DEFAULT_RULES, Partners, Rules
-from rules_core.table import judge_wide, table_bury, table_follow, table_lead, table_sizes
-from rules_core.table_advice import (
-    CONSIDERED,
-    suggest_table_bury,
-    suggest_table_declaration,
-    suggest_table_play,
-)
 from rules_core.table_bidding import declare_table
+from rules_core.trick import standing_of
 from rules_core.trump import trump_context
-from rules_core.tuples import decompose_wide
+from rules_core.turn import Policy, suggest, validate_play
 from rules_core.verdicts import Legal
 
 TABLES = [(3, 6, Partners.FRIENDS), (4, 8, Partners.FIXED), (2, 5, Partners.FRIENDS)]
@@ -33,12 +29,14 @@ def _rules(decks: int, seats: int, partners: Partners) -> Rules:
     return replace(DEFAULT_RULES, decks=decks, seats=seats, partners=partners)
 
 
+@pytest.mark.parametrize("policy", list(Policy))
 @pytest.mark.parametrize(("decks", "seats", "partners"), TABLES)
-def test_whole_hands_are_legal(decks: int, seats: int, partners: Partners) -> None:
-    """R14.2 bury, then every trick of the hand by the suggestions: each play legal, each call bounded."""
+def test_whole_hands_are_legal(decks: int, seats: int, partners: Partners, policy: Policy) -> None:
+    """R14.2 bury, then every trick of the hand by SuggestPlay's own call under each policy: each play
+    legal by ValidatePlay's check against the other hands as they are, and answered with its policy."""
     rules = _rules(decks, seats, partners)
     rng = random.Random(decks * 100 + seats)
-    size, bottom = table_sizes(decks, seats)
+    size, bottom = deal_sizes(decks, seats)
     for _ in range(2):
         ctx = trump_context(rng.randint(2, 14), rng.choice([Suit.S, Suit.H, Suit.C, Suit.D, None]))
         deck = [f for f in range(NUM_FACES) for _ in range(decks)]
@@ -47,7 +45,7 @@ def test_whole_hands_are_legal(decks: int, seats: int, partners: Partners) -> No
         dealer = rng.randrange(seats)
         held = hands[dealer] + deck[seats * size :]
         buried = suggest_table_bury(ctx, rules, hand=held)
-        assert table_bury(rules, hand=held, bury=buried).legal and len(buried) == bottom
+        assert validate_bury(rules, hand=held, bury=buried).legal and len(buried) == bottom
         for face in buried:
             held.remove(face)
         hands[dealer] = held
@@ -56,21 +54,32 @@ def test_whole_hands_are_legal(decks: int, seats: int, partners: Partners) -> No
             plays: list[tuple[int, tuple[int, ...]]] = []
             for i in range(seats):
                 seat = (leader + i) % seats
-                advice = suggest_table_play(
-                    ctx, rules, seat=seat, hand=hands[seat], trick_leader=leader, trick_plays=plays
+                advice = suggest(
+                    ctx,
+                    rules,
+                    seat=seat,
+                    hand=hands[seat],
+                    trick_leader=leader,
+                    trick_plays=plays,
+                    policy=policy,
                 )
-                assert advice.considered <= CONSIDERED
-                if plays:  # R14.6
-                    verdict = table_follow(ctx, rules, hand=hands[seat], lead=plays[0][1], play=advice.cards)
-                else:  # R14.5, against the other hands as they are
-                    others = {s: hands[s] for s in range(seats) if s != seat}
-                    verdict = table_lead(ctx, rules, hand=hands[seat], lead=advice.cards, others=others)
+                assert advice.policy is policy
+                others = None if plays else [(s, tuple(hands[s])) for s in range(seats) if s != seat]
+                verdict = validate_play(
+                    ctx,
+                    rules,
+                    seat=seat,
+                    hand=hands[seat],
+                    trick_leader=leader,
+                    trick_plays=plays,
+                    cards=advice.cards,
+                    others=others,
+                ).verdict
                 assert isinstance(verdict, Legal), (advice.cards, verdict)
                 for face in advice.cards:
                     hands[seat].remove(face)
                 plays.append((seat, advice.cards))
-            _, best = judge_wide(ctx, decompose_wide(ctx, plays[0][1]), [p for _, p in plays])
-            leader = plays[best][0]
+            leader = plays[standing_of(ctx, rules, [p for _, p in plays]).best][0]
         assert not any(hands)
 
 
@@ -80,7 +89,7 @@ def test_declarations_are_accepted(decks: int, seats: int, partners: Partners) -
     holds D copies of a level card and a third of its cards are trumps with it."""
     rules = _rules(decks, seats, partners)
     rng = random.Random(decks + seats)
-    size = table_sizes(decks, seats)[0]
+    size = deal_sizes(decks, seats)[0]
     suggested = 0
     for _ in range(60):
         level = rng.randint(2, 14)

@@ -10,8 +10,10 @@ from dataclasses import replace
 import pytest
 
 from rules_core.audit import Finding
-from rules_core.cards import NUM_FACES, SMALL_JOKER, Suit, rank_of
+from rules_core.autoplay import suggest_table_bury
+from rules_core.cards import NUM_FACES, SMALL_JOKER, Suit, deal_sizes, hand_of, rank_of
 from rules_core.errors import InvalidArgumentError
+from rules_core.follow import check_follow
 from rules_core.friends import (
     FriendCall,
     Play,
@@ -24,11 +26,11 @@ from rules_core.friends import (
 )
 from rules_core.rules import DEFAULT_RULES, Partners, Rules
 from rules_core.seating import SeatCards
-from rules_core.table import judge_wide, table_follow, table_lead, table_sizes, table_trick
-from rules_core.table_advice import suggest_table_bury, suggest_table_play
 from rules_core.table_audit import TableAudit, audit_table
+from rules_core.throw import check_lead
+from rules_core.trick import resolve_trick, standing_of
 from rules_core.trump import TrumpContext, trump_context
-from rules_core.tuples import decompose_wide
+from rules_core.turn import suggest
 from rules_core.verdicts import Legal
 
 TABLES = [(3, 6, Partners.FRIENDS), (4, 8, Partners.FIXED), (2, 5, Partners.FRIENDS)]
@@ -45,7 +47,7 @@ class PlayedHand:
     def __init__(self, rules: Rules, seed: int) -> None:
         rng = random.Random(seed)
         n = rules.seats
-        size, _ = table_sizes(rules.decks, n)
+        size, _ = deal_sizes(rules.decks, n)
         self.level = rng.randint(2, 14)
         deck = [f for f in range(NUM_FACES) for _ in range(rules.decks)]
         rng.shuffle(deck)
@@ -95,14 +97,13 @@ class PlayedHand:
             plays: list[SeatCards] = []
             for i in range(n):
                 seat = (leader + i) % n
-                advice = suggest_table_play(
+                advice = suggest(
                     self.ctx, rules, seat=seat, hand=hands[seat], trick_leader=leader, trick_plays=plays
                 )
                 for face in advice.cards:
                     hands[seat].remove(face)
                 plays.append((seat, advice.cards))
-            _, best = judge_wide(self.ctx, decompose_wide(self.ctx, plays[0][1]), [p for _, p in plays])
-            leader = plays[best][0]
+            leader = plays[standing_of(self.ctx, rules, [p for _, p in plays]).best][0]
             self.tricks.append((plays, []))
             self.winners.append(leader)
 
@@ -144,7 +145,7 @@ def _expected_dig(rules: Rules, ctx: TrumpContext, hand: PlayedHand, done: list[
     """R14.9 by the engine's trick judge: the last trick with the final sides and the bottom."""
     final = replay_sides(rules, ctx, hand.dealer, hand.calls, done)[-1]
     plays, _ = hand.tricks[-1]
-    result = table_trick(
+    result = resolve_trick(
         ctx,
         rules,
         leader=plays[0][0],
@@ -246,11 +247,25 @@ def test_leads_and_follows_are_the_engine_checks() -> None:
         leader = plays[0][0]
         others = {s: hands[s] for s in range(rules.seats) if s != leader}
         assert isinstance(
-            table_lead(hand.ctx, rules, hand=hands[leader], lead=plays[0][1], others=others), Legal
+            check_lead(
+                hand.ctx,
+                rules,
+                hand=hand_of(hands[leader], rules.decks),
+                lead=plays[0][1],
+                others={s: hand_of(c, rules.decks) for s, c in others.items()},
+            ),
+            Legal,
         )
         for seat, cards in plays[1:]:
             assert isinstance(
-                table_follow(hand.ctx, rules, hand=hands[seat], lead=plays[0][1], play=cards), Legal
+                check_follow(
+                    hand.ctx,
+                    hand=hand_of(hands[seat], rules.decks),
+                    lead=plays[0][1],
+                    play=cards,
+                    decks=rules.decks,
+                ),
+                Legal,
             )
         for seat, cards in plays:
             for face in cards:

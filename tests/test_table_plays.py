@@ -1,26 +1,24 @@
 """Legal-play listing on three and four decks (R14.4–R14.6) against brute force.
 
 Random positions concentrate a small hand in one suit so that every play of the lead's size can be
-enumerated; the follow check (:func:`rules_core.tuples.follow_wide`) is the reference. Every listed
-follow must be legal, and an untruncated listing must be every legal follow.
+enumerated; the follow check (:func:`rules_core.follow.check_follow`, R14.6's ladder) is the reference.
+Every listed follow must be legal, and an untruncated listing must be every legal follow.
 """
 
 from __future__ import annotations
 
 import random
-from dataclasses import replace
 from itertools import combinations
 
 import pytest
 
-from rules_core.cards import NUM_FACES, Suit
+from rules_core.cards import NUM_FACES, Suit, hand_of
 from rules_core.errors import InvalidArgumentError
+from rules_core.follow import check_follow
 from rules_core.legal_plays import legal_plays
 from rules_core.rules import DEFAULT_RULES
-from rules_core.table import Counter as CardCounter
-from rules_core.table_plays import table_legal_plays, wide_legal_plays
+from rules_core.throw import check_lead
 from rules_core.trump import TrumpContext, trump_context
-from rules_core.tuples import decompose_wide, follow_wide, lead_wide
 from rules_core.verdicts import Legal
 
 
@@ -54,7 +52,7 @@ def _all_plays(hand: list[int], n: int) -> set[tuple[int, ...]]:
 
 
 def _counts(faces: list[int]) -> tuple[int, ...]:
-    return CardCounter(4).add(faces, "hand")
+    return hand_of(faces, 4)
 
 
 @pytest.mark.parametrize("decks", [3, 4])
@@ -66,15 +64,14 @@ def test_follow_listing_is_the_legal_follows(decks: int) -> None:
         ctx, hand, lead = _position(rng, decks)
         if not lead:
             continue
-        led = decompose_wide(ctx, lead)
         held = _counts(hand)
         n = len(lead)
         legal = {
             play
             for play in _all_plays(hand, n)
-            if isinstance(follow_wide(ctx, hand=held, led=led, play=play), Legal)
+            if isinstance(check_follow(ctx, hand=held, lead=lead, play=play, decks=decks), Legal)
         }
-        listing = wide_legal_plays(ctx, hand=held, lead=lead, limit=1000)
+        listing = legal_plays(ctx, hand=held, lead=lead, limit=1000, decks=decks)
         listed = set(listing.plays)
         assert listed <= legal, (hand, lead, listed - legal)
         assert bool(listed) == bool(legal)  # a legal follow exists: one is listed
@@ -91,24 +88,12 @@ def test_lead_listing_is_legal(decks: int) -> None:
     for _ in range(60):
         ctx, hand, _lead = _position(rng, decks)
         held = _counts(hand)
-        listing = wide_legal_plays(ctx, hand=held, limit=1000)
+        listing = legal_plays(ctx, hand=held, limit=1000, decks=decks)
         for play in listing.plays:
             others = {1: (0,) * NUM_FACES}
-            assert isinstance(lead_wide(ctx, DEFAULT_RULES, hand=held, lead=play, others=others), Legal)
+            assert isinstance(check_lead(ctx, DEFAULT_RULES, hand=held, lead=play, others=others), Legal)
         for face in set(hand):
             assert (face,) * hand.count(face) in listing.plays or listing.truncated
-
-
-def test_two_decks_is_the_two_deck_listing() -> None:
-    """R14: on two decks, any seats, the listing is today's."""
-    rng = random.Random(7)
-    rules = replace(DEFAULT_RULES, seats=6)
-    ctx = trump_context(5, Suit.H)
-    deck = [f for f in range(NUM_FACES) for _ in range(2)]
-    for _ in range(20):
-        hand = rng.sample(deck, 17)
-        ours = table_legal_plays(ctx, rules, hand=hand, limit=50)
-        assert ours == legal_plays(ctx, hand=CardCounter(2).add(hand, "hand"), limit=50)
 
 
 def test_listing_is_bounded() -> None:
@@ -116,9 +101,9 @@ def test_listing_is_bounded() -> None:
     ctx = trump_context(2, Suit.S)
     hand = [f for f in ctx.faces[Suit.H][:13] for _ in range(4)]
     lead = [ctx.faces[Suit.D][0]] * 4  # none held: any four cards follow (R5.2)
-    rules = replace(DEFAULT_RULES, decks=4, seats=4)
-    assert len(table_legal_plays(ctx, rules, hand=hand, limit=1000).plays) <= 1000
-    listing = table_legal_plays(ctx, rules, hand=hand, lead=lead, limit=5)
+    held = hand_of(hand, 4)
+    assert len(legal_plays(ctx, hand=held, limit=1000, decks=4).plays) <= 1000
+    listing = legal_plays(ctx, hand=held, lead=lead, limit=5, decks=4)
     assert listing.truncated and len(listing.plays) == 5
     with pytest.raises(InvalidArgumentError, match="max_plays"):
-        table_legal_plays(ctx, rules, hand=hand, limit=0)
+        legal_plays(ctx, hand=held, limit=0, decks=4)

@@ -15,26 +15,18 @@ from itertools import combinations, pairwise
 
 import pytest
 
-from rules_core.cards import NUM_FACES, Suit, hand_of, parse_cards
+from rules_core.cards import NUM_FACES, Deck, Suit, check_copies, deal_sizes, hand_of, parse_cards
+from rules_core.component import grade
 from rules_core.errors import InvalidArgumentError
-from rules_core.follow import check_follow
-from rules_core.rules import DEFAULT_RULES, RuffStructure, Rules, ThrowCheck
+from rules_core.follow import MAX_WORK, _Search, check_follow
+from rules_core.kitty import validate_bury
+from rules_core.ruffing import ruff_key
+from rules_core.rules import DEFAULT_RULES, Partners, RuffStructure, Rules, ThrowCheck
 from rules_core.settlement import settle_hand
 from rules_core.shapes import Decomposition, decompose
-from rules_core.table import Counter as CardCounter
-from rules_core.table import table_bury, table_follow, table_sizes, table_trick
 from rules_core.throw import judge_throw
 from rules_core.trick import resolve_trick
 from rules_core.trump import TRUMP, TrumpContext, trump_context
-from rules_core.tuples import (
-    MAX_WORK,
-    _Search,
-    decompose_wide,
-    follow_wide,
-    grade,
-    judge_throw_wide,
-    ruff_key_wide,
-)
 from rules_core.verdicts import Illegal, Violation
 
 Unit = tuple[int, ...]
@@ -129,7 +121,7 @@ def test_follow_check_matches_the_literal_ladder(decks: int) -> None:
     checked = illegal = 0
     for _ in range(400):
         ctx, own, lead = _position(rng, decks)
-        led = decompose_wide(ctx, lead)
+        led = decompose(ctx, lead)
         n = len(lead)
         if sum(own.values()) <= n or led.category is None:
             continue
@@ -137,7 +129,7 @@ def test_follow_check_matches_the_literal_ladder(decks: int) -> None:
         taken = reference_taken(ctx, own, led)
         for play in {tuple(sorted(p)) for p in combinations(sorted(own.elements()), n)}:
             expected = any(Counter(t) <= Counter(play) for t in taken)
-            verdict = follow_wide(ctx, hand=hand, led=led, play=play)
+            verdict = check_follow(ctx, hand=hand, lead=lead, play=play, decks=decks)
             assert verdict.__class__.__name__ == ("Legal" if expected else "Illegal"), (ctx.level, lead, play)
             if isinstance(verdict, Illegal):  # the example owed is one way the procedure can go
                 assert tuple(sorted(f for c in verdict.required for f in c.cards)) in taken
@@ -173,7 +165,7 @@ def reference_ruff_key(ctx: TrumpContext, lead: Decomposition, play: tuple[int, 
 
 def reference_winner(ctx: TrumpContext, plays: list[tuple[int, ...]]) -> int:
     """R7.1 with R14.8 literally: the format test on the cards, the ruff key by brute force."""
-    lead = decompose_wide(ctx, plays[0])
+    lead = decompose(ctx, plays[0])
     category = lead.category
     one = len(lead.components) == 1
     w, k = grade(lead.components[0])
@@ -228,12 +220,12 @@ def _trick(rng: random.Random, decks: int, seats: int) -> tuple[TrumpContext, li
 def test_trick_winner_matches_every_mapping(decks: int, seats: int) -> None:
     """R14.7–R14.8: the winner of random N-play tricks is brute force's, ruffs mapped every way."""
     rng = random.Random(decks * 10 + seats)
-    rules = Rules(decks=decks, seats=seats)
+    rules = Rules(decks=decks, seats=seats, partners=Partners.FRIENDS if seats % 2 else Partners.FIXED)
     ruffs = 0
     for _ in range(250):
         ctx, plays = _trick(rng, decks, seats)
         attackers = frozenset(range(1, seats, 2))
-        result = table_trick(ctx, rules, leader=0, plays=plays, dealer=0, attackers=attackers)
+        result = resolve_trick(ctx, rules, leader=0, plays=plays, dealer=0, attackers=attackers)
         assert result.winner == reference_winner(ctx, plays), plays
         ruffs += result.won_by.name.endswith("RUFF")
     assert ruffs > 20
@@ -244,17 +236,18 @@ def test_two_decks_reduce_to_the_two_deck_engine() -> None:
     rng = random.Random(2)
     for _ in range(300):
         ctx, own, lead = _position(rng, 2)
-        led = decompose_wide(ctx, lead)
+        led = decompose(ctx, lead)
         if led.category is None or sum(own.values()) <= len(lead):
             continue
         hand = hand_of(own.elements())
         for play in list({tuple(sorted(p)) for p in combinations(sorted(own.elements()), len(lead))})[:30]:
-            wide = follow_wide(ctx, hand=hand, led=led, play=play)
-            two = check_follow(ctx, hand=hand, lead=lead, play=play)
+            wide = check_follow(ctx, hand=hand, lead=lead, play=play, decks=3)  # the R14.6 ladder
+            two = check_follow(ctx, hand=hand, lead=lead, play=play)  # R5.3
             assert type(wide) is type(two), (lead, play)
     for _ in range(300):
         ctx, plays = _trick(rng, 2, 4)
-        trick = table_trick(ctx, Rules(seats=4), leader=1, plays=plays, dealer=1, attackers=frozenset({0, 2}))
+        sides = frozenset({0, 2})
+        trick = resolve_trick(ctx, Rules(seats=4), leader=1, plays=plays, dealer=1, attackers=sides)
         known = resolve_trick(ctx, DEFAULT_RULES, leader=1, plays=plays, dealer=1)
         assert (trick.winner, trick.judgements, trick.attacker_points) == (
             known.winner,
@@ -266,32 +259,31 @@ def test_two_decks_reduce_to_the_two_deck_engine() -> None:
 def test_ruff_key_tries_every_mapping() -> None:
     """R14.7 (rbtying #397): a ruff whose greedy reading misses the lead's format still fits another way."""
     ctx = trump_context(5, Suit.H)
-    lead = decompose_wide(ctx, parse_cards(["S9", "S9", "S9", "S3"]))  # a triple and a single
+    lead = decompose(ctx, parse_cards(["S9", "S9", "S9", "S3"]))  # a triple and a single
     ruff = parse_cards(["HA", "HA", "HA", "HA"])  # a quadruple: a triple cut from it, the fourth card free
-    assert ruff_key_wide(ctx, lead, ruff) == ctx.strength[parse_cards(["HA"])[0]]
-    assert reference_ruff_key(ctx, lead, tuple(ruff)) == ruff_key_wide(ctx, lead, ruff)
+    assert ruff_key(ctx, DEFAULT_RULES, lead, ruff) == ctx.strength[parse_cards(["HA"])[0]]
+    assert reference_ruff_key(ctx, lead, tuple(ruff)) == ruff_key(ctx, DEFAULT_RULES, lead, ruff)
 
 
 def test_table_sizes_follow_the_stated_rule() -> None:
     """R14.2: every table's hands are equal, the bottom at least 5, and two decks four seats is R1.6."""
-    assert table_sizes(2, 4) == (25, 8)
+    assert deal_sizes(2, 4) == (25, 8)
     for decks in (2, 3, 4):
         for seats in range(4, 9):
-            hand, bottom = table_sizes(decks, seats)
+            hand, bottom = deal_sizes(decks, seats)
             assert hand * seats + bottom == 54 * decks
             assert 5 <= bottom < 5 + seats
 
 
 def test_copies_past_the_decks_are_refused() -> None:
     """R14.1: a fourth copy on three decks is INVALID_ARGUMENT naming where it appears."""
-    counter = CardCounter(3)
+    counter = Deck(3)
     counter.add(parse_cards(["SA", "SA"]), "hand")
     with pytest.raises(InvalidArgumentError) as raised:
         counter.add(parse_cards(["SK", "SA", "SA"]), "lead")
     assert raised.value.argument == "lead[2]"
-    ctx = trump_context(5, Suit.H)
     with pytest.raises(InvalidArgumentError):
-        table_follow(ctx, Rules(decks=3, seats=4), hand=[0] * 40, lead=[1], play=[0])
+        check_copies([0] * 40, "hand", 3)
 
 
 def test_ruff_count_is_two_deck_only() -> None:
@@ -313,32 +305,33 @@ def test_the_worst_four_deck_throws_stay_far_inside_the_work_ceiling() -> None:
     lead = Counter({hearts[i]: 3 for i in range(0, 12, 2)})  # six triples, none adjacent
     hand = Counter({hearts[i]: 4 for i in range(1, 12, 2)}) + Counter({hearts[i]: 1 for i in range(0, 12, 2)})
     play = Counter({hearts[i]: 3 for i in range(1, 12, 2)})
-    led = decompose_wide(ctx, tuple(lead.elements()))
+    led = decompose(ctx, tuple(lead.elements()))
     faces = [f for f in ctx.faces[1] if hand[f]]
     search = _Search(ctx, faces, [hand[f] for f in faces], [play[f] for f in faces])
     assert search.run(tuple(grade(c) for c in led.components)) is None
     assert search.work < MAX_WORK // 100
     throw = Counter({hearts[0]: 2, hearts[1]: 2, hearts[4]: 2, hearts[5]: 2, hearts[8]: 2, hearts[9]: 2})
     others = {1: _vector(Counter({hearts[2]: 4, hearts[3]: 4, hearts[6]: 2, hearts[7]: 2}))}
-    outcome = judge_throw_wide(ctx, DEFAULT_RULES, decompose_wide(ctx, tuple(throw.elements())), others)
+    outcome = judge_throw(ctx, DEFAULT_RULES, decompose(ctx, tuple(throw.elements())), others)
     assert outcome.forced is not None and outcome.forced.top == ctx.strength[hearts[8]]  # R14.5: the weakest
     pairs_and_singles = Counter({hearts[i]: 2 for i in range(0, 12, 2)}) + Counter(
         {hearts[i]: 1 for i in range(1, 12, 2)}
     )
     ruff = tuple(Counter({trumps[i]: 2 for i in range(9)}).elements())
-    lead_decomposition = decompose_wide(ctx, tuple(pairs_and_singles.elements()))
-    assert ruff_key_wide(ctx, lead_decomposition, ruff) == reference_ruff_key(ctx, lead_decomposition, ruff)
+    lead_decomposition = decompose(ctx, tuple(pairs_and_singles.elements()))
+    expected = reference_ruff_key(ctx, lead_decomposition, ruff)
+    assert ruff_key(ctx, DEFAULT_RULES, lead_decomposition, ruff) == expected
 
 
 def test_bury_takes_the_tables_bottom() -> None:
     """R14.2 with R11.2: on three decks and five seats the dealer holds 31 + 7 and buries exactly 7."""
-    rules = Rules(decks=3, seats=5)
+    rules = Rules(decks=3, seats=5, partners=Partners.FRIENDS)
     hand = list(range(38))
-    assert table_bury(rules, hand=hand, bury=hand[:7]).legal
-    short = table_bury(rules, hand=hand, bury=hand[:6])
+    assert validate_bury(rules, hand=hand, bury=hand[:7]).legal
+    short = validate_bury(rules, hand=hand, bury=hand[:6])
     assert not short.legal and short.reason is Violation.WRONG_CARD_COUNT
     with pytest.raises(InvalidArgumentError) as raised:
-        table_bury(rules, hand=hand[:33], bury=hand[:7])
+        validate_bury(rules, hand=hand[:33], bury=hand[:7])
     assert raised.value.argument == "hand"
 
 
@@ -387,11 +380,11 @@ def test_throw_check_matches_every_component_against_every_hand(decks: int, rule
         rest = list((cards - thrown).elements())
         rng.shuffle(rest)
         others = {1: Counter(rest[::3]), 2: Counter(rest[1::3]), 3: Counter(rest[2::3])}
-        throw = decompose_wide(ctx, tuple(sorted(thrown.elements())))
+        throw = decompose(ctx, tuple(sorted(thrown.elements())))
         if len(throw.components) < 2:
             continue
         vectors = {s: _vector(h) for s, h in others.items()}
-        outcome = judge_throw_wide(ctx, rules, throw, vectors)
+        outcome = judge_throw(ctx, rules, throw, vectors)
         expected = reference_forced(ctx, rules, throw, others)
         got = None if outcome.forced is None else tuple(sorted(outcome.forced.cards))
         assert got == expected, (thrown, others)

@@ -96,6 +96,8 @@ def rules_for(case: Case) -> Rules:
     decks, seats = table_of(case)
     if (decks, seats) != (2, 4):
         changes.update(decks=decks, seats=seats)  # R14
+    if seats % 2:
+        changes.setdefault("partners", Partners.FRIENDS)  # R15.1: an odd table finds its friends
     return dataclasses.replace(DEFAULT_RULES, **changes)
 
 

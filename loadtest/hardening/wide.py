@@ -21,8 +21,7 @@ from typing import Any, Final
 
 from google.protobuf.message import Message
 
-from rules_core.cards import NUM_FACES, parse_cards
-from rules_core.table import table_sizes
+from rules_core.cards import NUM_FACES, deal_sizes, parse_cards
 from tractor.rules.v1 import rules_service_pb2 as pb
 from tractor.rules.v1 import types_pb2 as t
 
@@ -61,7 +60,7 @@ class Deal:
 
     def __init__(self, decks: int, seats: int, given: dict[int, str]) -> None:
         self.decks, self.seats = decks, seats
-        self.size = table_sizes(decks, seats)[0]
+        self.size = deal_sizes(decks, seats)[0]
         left = Counter(dict.fromkeys(range(NUM_FACES), decks))
         self.hands: dict[int, list[int]] = {}
         for seat, spec in given.items():

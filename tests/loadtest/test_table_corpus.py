@@ -12,7 +12,7 @@ from prometheus_client import CollectorRegistry
 from loadtest import table_corpus
 from loadtest.bench_servicer import StubContext
 from loadtest.replay import Script, check
-from rules_core.table import table_sizes
+from rules_core.cards import deal_sizes
 from services.metrics import Metrics
 from services.servicer import RulesServicer
 from tractor.rules.v1 import rules_service_pb2 as pb
@@ -40,7 +40,7 @@ def test_a_hand_is_a_whole_friends_hand() -> None:
     """R14.2, R15.15: the bury first, every card of the 26-card hands played in tricks of six plays
     led by the last winner from the dealer on, the calls and the record in every ResolveTrick, and
     SettleHand last with six seat levels."""
-    size, bottom = table_sizes(table_corpus.DECKS, table_corpus.SEATS)
+    size, bottom = deal_sizes(table_corpus.DECKS, table_corpus.SEATS)
     for script in _scripts():
         methods = Counter(call.method for call in script.calls)
         assert script.calls[0].method == "ValidateBury" and script.calls[-1].method == "SettleHand"
