@@ -156,7 +156,7 @@ class Reader:
             wire = card(suit + rank)
             if rank != self.level and self.category(wire) != TRUMP and not used[wire]:
                 return wire
-        raise Unfit("every plain card is in the request")
+        raise DoesNotFitError("every plain card is in the request")
 
 
 def used_cards(body: Body) -> Counter[str]:
@@ -198,22 +198,31 @@ def base_request(case: Case) -> tuple[str, Body]:
     area = case["area"]
     if area == "lead":
         lead = [card(c) for c in data["cards"]]
-        others = [{"seat": s} for s in (1, 2, 3)]
-        return "ValidatePlay", {**body, "seat": 0, "hand": lead, "cards": lead, "other_hands": others}
+        empty: list[Body] = [{"seat": s} for s in (1, 2, 3)]
+        return "ValidatePlay", {**body, "seat": 0, "hand": lead, "cards": lead, "other_hands": empty}
     if area == "throw":
         lead = [card(c) for c in data["throw"]]
-        others = [{"seat": int(k[1:]) - 1, "cards": [card(c) for c in v]} for k, v in data["others"].items()]
+        others: list[Body] = [
+            {"seat": int(k[1:]) - 1, "cards": [card(c) for c in v]} for k, v in data["others"].items()
+        ]
         return "ValidatePlay", {**body, "seat": 0, "hand": lead, "cards": lead, "other_hands": others}
     if area == "follow":
-        trick = {"leader": 0, "plays": [{"seat": 0, "cards": [card(c) for c in data["lead"]]}]}
+        led: Body = {"leader": 0, "plays": [{"seat": 0, "cards": [card(c) for c in data["lead"]]}]}
         hand, play = [card(c) for c in data["hand"]], [card(c) for c in data["play"]]
-        return "ValidatePlay", {**body, "seat": 1, "hand": hand, "cards": play, "trick": trick}
+        return "ValidatePlay", {**body, "seat": 1, "hand": hand, "cards": play, "trick": led}
     if area in ("trick", "ruff"):
         return "ResolveTrick", {**body, "leader": 0, "plays": _seated(data["plays"]), "dealer": 0}
     bottom = [card(c) for c in data["bottom"]]
     dealer = next(s for s in range(4) if f"P{s + 1}" not in data["attackers"])
     trick = _seated(data["last_trick"])
-    return "ResolveTrick", {**body, "leader": 0, "plays": trick, "dealer": dealer, "last_trick": True, "bottom": bottom}
+    return "ResolveTrick", {
+        **body,
+        "leader": 0,
+        "plays": trick,
+        "dealer": dealer,
+        "last_trick": True,
+        "bottom": bottom,
+    }
 
 
 def own_options(case: Case) -> dict[str, str]:
@@ -245,7 +254,9 @@ def _camel(name: str) -> str:
 def _snake(node: Any) -> Any:
     """A golden's proto JSON with lowerCamelCase keys turned to the proto field names (both parse)."""
     if isinstance(node, dict):
-        return {"".join(f"_{ch.lower()}" if ch.isupper() else ch for ch in k): _snake(v) for k, v in node.items()}
+        return {
+            "".join(f"_{ch.lower()}" if ch.isupper() else ch for ch in k): _snake(v) for k, v in node.items()
+        }
     if isinstance(node, list):
         return [_snake(v) for v in node]
     return node
@@ -269,7 +280,7 @@ table, an error, a settlement or advice)."""
 @cache
 def golden(name: str) -> tuple[str, Body, Body]:
     """A golden's method, request and response in proto field names."""
-    method = name.split("/")[0]
+    method = name.split("/", maxsplit=1)[0]
     request = json.loads((CONTRACT_DIR / f"{name}.request.json").read_text())
     response = json.loads((CONTRACT_DIR / f"{name}.response.json").read_text())
     return method, _snake(request), _snake(response)
@@ -304,10 +315,9 @@ def axes(area: str, method: str, body: Body, own: dict[str, str]) -> list[dict[s
 
 
 def _led_throw(body: Body) -> bool:
-    """Whether a trick's lead is a throw of several components (R3.5): only then can R16.7 matter."""
-    lead = body["plays"][0]["cards"]
-    counts = Counter(lead)
-    return len(lead) > 2 and not (len(set(counts.values())) == 1 and len(counts) == 1) and len(counts) > 1
+    """Whether a trick's lead holds several faces (a throw, R3.5, or a tractor): R16.7 can matter only
+    for a throw, and for a tractor it must not."""
+    return len(set(body["plays"][0]["cards"])) > 1
 
 
 def area_of(method: str, body: Body) -> str:
@@ -358,14 +368,17 @@ class Seating:
         return {v: k for k, v in self.seat_of.items()}
 
 
-class Unfit(Exception):
+class DoesNotFitError(Exception):
     """The case does not fit this table (a hand past the hand size, no room for the discards)."""
 
 
-def seat(method: str, body: Body, seats: int, partners: str, layout: str, ruleset_body: Body) -> tuple[Body, Seating]:
+def seat(
+    method: str, body: Body, table: tuple[int, str], layout: str, ruleset_body: Body
+) -> tuple[Body, Seating]:
     """``body`` (a four-seat request) at a table of ``seats``: the original plays in order, the extra
     seats' discards and hands, the hands cut to the hand size, the bottom to the bottom size, and under
     finding friends one call nobody can meet."""
+    seats, partners = table
     body = copy.deepcopy(body)
     reader = Reader.of(body)
     if method == "ResolveTrick":
@@ -380,7 +393,6 @@ def seat(method: str, body: Body, seats: int, partners: str, layout: str, rulese
     extras = [(leader + p) % seats for p in range(seats) if p not in positions]
     seating = Seating(seats, seat_of)
     body["ruleset"] = ruleset_body
-    limit = HAND_SIZE[seats]
     if method == "ResolveTrick":
         _seat_trick(body, reader, seating, extras, leader)
         if body.get("last_trick") and "bottom" in body:
@@ -395,7 +407,7 @@ def seat(method: str, body: Body, seats: int, partners: str, layout: str, rulese
                 body.setdefault("friend_calls", []).append({"card": called, "copy": 1})
             body.setdefault("tricks_before", [])
     else:
-        _seat_play(body, reader, seating, extras, leader, limit)
+        _seat_play(body, reader, seating, extras, leader)
     return body, seating
 
 
@@ -410,7 +422,7 @@ def _won_before(reader: Reader, body: Body, seats: int) -> Body:
         if len(own) >= 2 and len(rest) >= seats - 2:
             break
     else:
-        raise Unfit("no cards left for the trick before")
+        raise DoesNotFitError("no cards left for the trick before")
     plays = []
     for i in range(seats):
         at = (dealer + i) % seats
@@ -433,10 +445,8 @@ def _seat_trick(body: Body, reader: Reader, seating: Seating, extras: list[int],
     hands = {h.get("seat", 0): h for h in body.get("hands", [])}
     for extra in extras:
         pool = reader.discards(avoid, used)
-        chosen = [next(pool, None) for _ in range(size)]
-        if None in chosen:
-            raise Unfit("no room for the extra seats' discards")
-        used.update(chosen)  # type: ignore[arg-type]
+        chosen = _take(pool, size)
+        used.update(chosen)
         by_position[(extra - leader) % seating.seats] = {"seat": extra, "cards": chosen}
     body["plays"] = [by_position[p] for p in range(seating.seats)]
     body["leader"] = leader
@@ -450,7 +460,10 @@ def _seat_trick(body: Body, reader: Reader, seating: Seating, extras: list[int],
         body["hands"] = new_hands
 
 
-def _seat_play(body: Body, reader: Reader, seating: Seating, extras: list[int], leader: int, limit: int) -> None:
+def _seat_play(body: Body, reader: Reader, seating: Seating, extras: list[int], leader: int) -> None:
+    """A ValidatePlay or ListLegalPlays request seated again: a follow gets the extra seats' discards
+    that come before it; a lead gets the extra seats' hands."""
+    limit = HAND_SIZE[seating.seats]
     trick = body.get("trick", {})
     plays = trick.get("plays", [])
     old_seat = body.get("seat", 0)
@@ -468,10 +481,8 @@ def _seat_play(body: Body, reader: Reader, seating: Seating, extras: list[int], 
             position = (extra - leader) % seating.seats
             if position < mine:
                 pool = reader.discards(avoid, used)
-                chosen = [next(pool, None) for _ in range(size)]
-                if None in chosen:
-                    raise Unfit("no room for the extra seats' discards")
-                used.update(chosen)  # type: ignore[arg-type]
+                chosen = _take(pool, size)
+                used.update(chosen)
                 by_position[position] = {"seat": extra, "cards": chosen}
         body["trick"] = {"leader": leader, "plays": [by_position[p] for p in sorted(by_position)]}
         body["hand"] = _cut_hand(body["hand"], body.get("cards", []), reader, avoid, limit)
@@ -480,7 +491,10 @@ def _seat_play(body: Body, reader: Reader, seating: Seating, extras: list[int], 
         body["trick"] = {"leader": leader}
     avoid = reader.categories(body["cards"])
     others = [
-        {"seat": seating.seat_of[h.get("seat", 0)], "cards": _cut_hand(h.get("cards", []), [], reader, avoid, limit)}
+        {
+            "seat": seating.seat_of[h.get("seat", 0)],
+            "cards": _cut_hand(h.get("cards", []), [], reader, avoid, limit),
+        }
         for h in body.get("other_hands", [])
     ]
     body["hand"] = _cut_hand(body["hand"], body["cards"], reader, avoid, limit)
@@ -494,6 +508,14 @@ def _seat_play(body: Body, reader: Reader, seating: Seating, extras: list[int], 
         body["other_hands"] = others
 
 
+def _take(pool: Iterator[str], size: int) -> list[str]:
+    """``size`` discards, or the case does not fit."""
+    chosen = [c for _, c in zip(range(size), pool, strict=False)]
+    if len(chosen) < size:
+        raise DoesNotFitError("no room for the extra seats' discards")
+    return chosen
+
+
 def _cut_hand(hand: list[str], play: list[str], reader: Reader, keep: set[int], limit: int) -> list[str]:
     """R14.2: a hand within the table's hand size, dropping cards of other categories it does not play."""
     if len(hand) <= limit:
@@ -502,7 +524,7 @@ def _cut_hand(hand: list[str], play: list[str], reader: Reader, keep: set[int], 
     drop = [c for c in spare.elements() if reader.category(c) not in keep]
     cut = Counter(hand) - Counter(drop[: len(hand) - limit])
     if sum(cut.values()) > limit:
-        raise Unfit(f"a hand of {len(hand)} keeps more than {limit} cards that matter")
+        raise DoesNotFitError(f"a hand of {len(hand)} keeps more than {limit} cards that matter")
     kept = []
     for c in hand:
         if cut[c] > 0:
@@ -518,7 +540,7 @@ def _cut_bottom(bottom: list[str], size: int) -> list[str]:
         return bottom
     kept = sorted(bottom, key=lambda c: -points(c))[:size]
     if sum(map(points, kept)) != sum(map(points, bottom)):
-        raise Unfit(f"the bottom's points do not fit in {size} cards")
+        raise DoesNotFitError(f"the bottom's points do not fit in {size} cards")
     return kept
 
 
@@ -546,7 +568,7 @@ Caller = Callable[[str, Body], Answer]
 
 
 def _components(components: Any) -> list[tuple[int, int, list[str]]]:
-    return sorted((c.type, c.pairs, sorted(c.cards)) for c in components)  # type: ignore[misc]
+    return sorted((c.type, c.pairs, sorted(c.cards)) for c in components)
 
 
 def project(method: str, answer: Answer, seating: Seating, base: Body) -> Any:
@@ -571,7 +593,10 @@ def project(method: str, answer: Answer, seating: Seating, base: Body) -> Any:
             ),
         }
     if isinstance(answer, pb.ListLegalPlaysResponse):
-        return {"plays": sorted((sorted(p.cards), p.shape) for p in answer.plays), "truncated": answer.truncated}
+        return {
+            "plays": sorted((sorted(p.cards), p.shape) for p in answer.plays),
+            "truncated": answer.truncated,
+        }
     assert isinstance(answer, pb.ResolveTrickResponse)
     original = {p.seat: p for p in answer.plays if p.seat in back}
     winner = back.get(answer.winner, -1) if answer.legal else None
@@ -581,7 +606,8 @@ def project(method: str, answer: Answer, seating: Seating, base: Body) -> Any:
         "won_by": pb.Judgement.Name(answer.won_by),
         "trick_points": answer.trick_points,
         "plays": {
-            back[s]: (pb.Judgement.Name(p.judgement), p.checked, p.legal, p.violation) for s, p in original.items()
+            back[s]: (pb.Judgement.Name(p.judgement), p.checked, p.legal, p.violation)
+            for s, p in original.items()
         },
         "bottom_points": answer.bottom_points,
     }
@@ -627,7 +653,16 @@ def items(*, goldens: bool = True) -> list[Item]:
         own = own_options(case)
         for combo in axes(case["area"], method, body, own):
             label = combo_id(combo, own)
-            found.append(Item(f"{case['id']}-{label}", case["area"], method, body, combo, case if label == "own" else None))
+            found.append(
+                Item(
+                    f"{case['id']}-{label}",
+                    case["area"],
+                    method,
+                    body,
+                    combo,
+                    case if label == "own" else None,
+                )
+            )
     for name in GOLDENS if goldens else ():
         method, request, _ = golden(name)
         own = golden_options(request)
@@ -640,22 +675,30 @@ def items(*, goldens: bool = True) -> list[Item]:
 def _dealt(item: Item, call: Caller) -> Body:
     """The base request with its dealer chosen from the rulebooks' table winner (worked cases only: a
     golden keeps its own, and :func:`project` leaves out what partners could change)."""
-    if item.method != "ResolveTrick" or item.expect is None and not item.id.startswith("WC-"):
+    if item.method != "ResolveTrick" or (item.expect is None and not item.id.startswith("WC-")):
         return item.body
     rules = ruleset("default", item.combo, 4, "FIXED")
     answer = call(item.method, {**item.body, "ruleset": rules})
-    if isinstance(answer, Refused) or not answer.legal:  # type: ignore[union-attr]
+    if not isinstance(answer, pb.ResolveTrickResponse) or not answer.legal:
         return item.body
-    return {**item.body, "dealer": choose_dealer(item.area, item.body, answer.winner)}  # type: ignore[union-attr]
+    return {**item.body, "dealer": choose_dealer(item.area, item.body, answer.winner)}
 
 
-def differences(item: Item, call: Caller, presets: tuple[str, ...] = PRESET_NAMES, tables: tuple[tuple[int, str], ...] = TABLES, layouts: tuple[str, ...] = tuple(LAYOUTS)) -> tuple[list[str], int]:
+def differences(
+    item: Item,
+    call: Caller,
+    presets: tuple[str, ...] = PRESET_NAMES,
+    tables: tuple[tuple[int, str], ...] = TABLES,
+    layouts: tuple[str, ...] = tuple(LAYOUTS),
+) -> tuple[list[str], int]:
     """Every (preset, table, layout) whose invariant answer differs from the rulebooks' table's for the
     same preset and options, and how many variants were sent."""
     base = _dealt(item, call)
     found, sent = [], 0
     for preset in presets:
-        reference_body, seating = seat(item.method, base, 4, "FIXED", "after", ruleset(preset, item.combo, 4, "FIXED"))
+        reference_body, seating = seat(
+            item.method, base, (4, "FIXED"), "after", ruleset(preset, item.combo, 4, "FIXED")
+        )
         reference = project(item.method, call(item.method, reference_body), seating, base)
         if item.expect is not None and preset == "default":
             found += _against_case(item.expect, reference)
@@ -663,13 +706,15 @@ def differences(item: Item, call: Caller, presets: tuple[str, ...] = PRESET_NAME
             for layout in layouts:
                 rules = ruleset(preset, item.combo, seats, partners)
                 try:
-                    body, seating = seat(item.method, base, seats, partners, layout, rules)
-                except Unfit:
+                    body, seating = seat(item.method, base, (seats, partners), layout, rules)
+                except DoesNotFitError:
                     continue
                 got = project(item.method, call(item.method, body), seating, base)
                 sent += 1
                 if got != reference:
-                    found.append(f"{preset} {seats} seats {partners.lower()} {layout}: {_diff(reference, got)}")
+                    found.append(
+                        f"{preset} {seats} seats {partners.lower()} {layout}: {_diff(reference, got)}"
+                    )
     return found, sent
 
 
@@ -689,11 +734,18 @@ def _against_case(case: Case, answer: Any) -> list[str]:
     if area == "lead":
         ok = answer["shape"] == f"SHAPE_{expect['shape'].upper()}"
     elif area == "throw":
-        ok = (answer["throw"][0] != "THROW_RESULT_FAILED") == expect["ok"] if answer["legal"] else not expect["ok"]
+        ok = (
+            (answer["throw"][0] != "THROW_RESULT_FAILED") == expect["ok"]
+            if answer["legal"]
+            else not expect["ok"]
+        )
     elif area == "follow":
         ok = answer["legal"] == expect["legal"]
     elif area == "dig":
-        ok = answer["winner"] == int(expect["winner"][1:]) - 1 and answer["trick_points"] == expect["trick_points"]
+        ok = (
+            answer["winner"] == int(expect["winner"][1:]) - 1
+            and answer["trick_points"] == expect["trick_points"]
+        )
     else:
         ok = answer["winner"] == int(expect["winner"][1:]) - 1 and answer["trick_points"] == expect["points"]
     return [] if ok else [f"the rulebooks' table answer is not the worked case's: {answer}"]

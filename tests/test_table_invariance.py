@@ -14,14 +14,27 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from google.protobuf import json_format
 from prometheus_client import CollectorRegistry
-from table_invariance import REQUESTS, Answer, Body, Item, Refused, differences, items, seat, ruleset, Unfit
+from table_invariance import (
+    PRESET_NAMES,
+    REQUESTS,
+    TABLES,
+    Answer,
+    Body,
+    DoesNotFitError,
+    Item,
+    Refused,
+    differences,
+    items,
+    ruleset,
+    seat,
+)
 
 from loadtest.bench_servicer import StubContext
 from services.errors import InvalidRequestError
 from services.metrics import Metrics
 from services.servicer import RulesServicer
-from google.protobuf import json_format
 
 _SERVICER = RulesServicer(Metrics(registry=CollectorRegistry()))
 _CONTEXT: Any = StubContext()
@@ -53,8 +66,55 @@ def test_most_cases_fit_six_seats() -> None:
     fit = unfit = 0
     for item in ITEMS:
         try:
-            seat(item.method, item.body, 6, "FIXED", "between", ruleset("default", item.combo, 6, "FIXED"))
+            seat(item.method, item.body, (6, "FIXED"), "between", ruleset("default", item.combo, 6, "FIXED"))
             fit += 1
-        except Unfit:
+        except DoesNotFitError:
             unfit += 1
     assert unfit <= fit // 10, (fit, unfit)
+
+
+def _refusals(item: Item, ruleset_body: Body) -> list[str]:
+    """Each table's answer to ``item`` under ``ruleset_body`` plus the table: the fields it refuses."""
+    found = []
+    for seats, partners in TABLES:
+        table = {**ruleset_body, "seats": seats}
+        if partners == "FRIENDS":
+            table["partners"] = "PARTNERS_FRIENDS"
+        body, _ = seat(item.method, item.body, (seats, partners), "between", table)
+        answer = call(item.method, body)
+        found.append(f"{seats} {partners}: {answer.fields if isinstance(answer, Refused) else 'answered'}")
+    return found
+
+
+@pytest.mark.parametrize("decks", [3, 4])
+@pytest.mark.parametrize(
+    "ruleset_body",
+    [
+        {"preset": "rulebook-000"},
+        {"preset": "rulebook-001"},
+        {"preset": "rulebook-003"},
+        {"preset": "default", "ruff_structure": "RUFF_STRUCTURE_COUNT"},
+    ],
+    ids=["rulebook-000", "rulebook-001", "rulebook-003", "default+RUFF_COUNT"],
+)
+def test_ruff_count_past_two_decks_is_refused_naming_it(decks: int, ruleset_body: Body) -> None:
+    """R14.7: RUFF-COUNT counts pairs and has no reading for triples, so on more than two decks every
+    play RPC refuses it on every seat count and partners, naming ``ruleset.ruff_structure`` (never an
+    answer that silently reads RUFF-COVER instead)."""
+    wanted = ("WC-078-own", "WC-100-own", "ValidatePlay/follow_tractor_legal-own")
+    chosen = [i for i in ITEMS if i.id in wanted]
+    assert len(chosen) == 3
+    for item in chosen:
+        got = _refusals(item, {**ruleset_body, "decks": decks})
+        assert all(line.endswith("('ruleset.ruff_structure',)") for line in got), (item.id, got)
+
+
+@pytest.mark.parametrize("compare", ["THROW_RUFF_COMPARE_ALL", "THROW_RUFF_COMPARE_TRICK_UNIT_LENGTH"])
+@pytest.mark.parametrize("preset", PRESET_NAMES)
+def test_throw_ruffs_unit_by_unit_with_ruff_count_are_refused_naming_it(preset: str, compare: str) -> None:
+    """R16.7: ALL and TRICK_UNIT_LENGTH read a ruff as the lead, which RUFF-COUNT does not give; with
+    RUFF-COUNT (the preset's or an override) every table refuses naming ``ruleset.throw_ruff_compare``."""
+    item = next(i for i in ITEMS if i.id == "WC-189a-own")
+    count = {"preset": preset, "ruff_structure": "RUFF_STRUCTURE_COUNT", "throw_ruff_compare": compare}
+    got = _refusals(item, count)
+    assert all(line.endswith("('ruleset.throw_ruff_compare',)") for line in got), got
