@@ -713,12 +713,12 @@ def differences(
                 sent += 1
                 if got != reference:
                     found.append(
-                        f"{preset} {seats} seats {partners.lower()} {layout}: {_diff(reference, got)}"
+                        f"{preset} {seats} seats {partners.lower()} {layout}: {describe_diff(reference, got)}"
                     )
     return found, sent
 
 
-def _diff(want: Any, got: Any) -> str:
+def describe_diff(want: Any, got: Any) -> str:
     if isinstance(want, dict) and isinstance(got, dict):
         keys = sorted(k for k in want.keys() | got.keys() if want.get(k) != got.get(k))
         return "; ".join(f"{k} {want.get(k)!r} -> {got.get(k)!r}" for k in keys)

@@ -25,8 +25,10 @@ from table_invariance import (
     DoesNotFitError,
     Item,
     Refused,
+    describe_diff,
     differences,
     items,
+    project,
     ruleset,
     seat,
 )
@@ -118,3 +120,35 @@ def test_throw_ruffs_unit_by_unit_with_ruff_count_are_refused_naming_it(preset: 
     count = {"preset": preset, "ruff_structure": "RUFF_STRUCTURE_COUNT", "throw_ruff_compare": compare}
     got = _refusals(item, count)
     assert all(line.endswith("('ruleset.throw_ruff_compare',)") for line in got), got
+
+
+THREE_DECKS = ((4, "FIXED"), (6, "FRIENDS"))
+"""Three-deck tables for the tricks of two copies at most: their cards read as on two decks (R14)."""
+
+
+@pytest.mark.parametrize(
+    "item",
+    [
+        pytest.param(i, id=i.id)
+        for i in ITEMS
+        if i.method == "ResolveTrick" and i.area != "dig" and i.combo["RUFF"] == "COVER"
+    ],
+)
+def test_three_decks_read_the_trick_options_or_refuse_them(item: Item) -> None:
+    """R14.7, R14.8, R16.7: a trick of at most two copies of each face has the same winner and judgements
+    on three decks (a third copy is nowhere, so every unit is a single, a pair or a tractor of pairs as on
+    two decks). An option such as THROW-RUFF is read there, or refused naming its ruleset field: never
+    accepted and ignored."""
+    reference_body, seating = seat(
+        item.method, item.body, (4, "FIXED"), "after", ruleset("default", item.combo, 4, "FIXED")
+    )
+    reference = project(item.method, call(item.method, reference_body), seating, item.body)
+    found = []
+    for table in THREE_DECKS:
+        rules = {**ruleset("default", item.combo, *table), "decks": 3}
+        body, seating = seat(item.method, item.body, table, "after", rules)
+        got = project(item.method, call(item.method, body), seating, item.body)
+        refused_here = isinstance(got, tuple) and got[1] == ("ruleset.throw_ruff_compare",)
+        if got != reference and not refused_here:
+            found.append(f"3 decks {table[0]} seats {table[1].lower()}: {describe_diff(reference, got)}")
+    assert not found, "\n".join(found)
