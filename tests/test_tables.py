@@ -9,6 +9,7 @@ engine, which is how R14 says it reduces to R3–R8.
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from collections import Counter
 from itertools import combinations, pairwise
@@ -18,10 +19,22 @@ import pytest
 from rules_core.cards import NUM_FACES, Deck, Suit, check_copies, deal_sizes, hand_of, parse_cards
 from rules_core.component import grade
 from rules_core.errors import InvalidArgumentError
-from rules_core.follow import MAX_WORK, _Search, check_follow
+from rules_core.follow import MAX_WORK, _Search, check_follow, follow_verdict
 from rules_core.kitty import validate_bury
 from rules_core.ruffing import ruff_key
-from rules_core.rules import DEFAULT_RULES, Partners, RuffStructure, Rules, ThrowCheck
+from rules_core.rules import (
+    DEFAULT_RULES,
+    DigMultiplier,
+    DigShape,
+    FollowRule,
+    JackRule,
+    Partners,
+    RuffStructure,
+    Rules,
+    ThrowCheck,
+    ThrowPenalty,
+    ThrowRuffCompare,
+)
 from rules_core.settlement import settle_hand
 from rules_core.shapes import Decomposition, decompose
 from rules_core.throw import judge_throw
@@ -88,6 +101,39 @@ def reference_taken(ctx: TrumpContext, own: Counter[int], led: Decomposition) ->
     return found
 
 
+def random_rules(
+    rng: random.Random,
+    decks: int,
+    seats: int,
+    *,
+    compares: tuple[ThrowRuffCompare, ...] = tuple(ThrowRuffCompare),
+) -> Rules:
+    """A random valid ruleset of this table (issue 25: the checks run with options, not only the defaults):
+    every play option (THROW, RUFF, FOLLOW, THROW-RUFF, DIG, DIG-SHAPE), partners, and options that must
+    not change a play (JACK, THROW-PENALTY). RUFF-COUNT and the unit-by-unit THROW-RUFF readings only on
+    two decks (R14.7, R16.7), never together; an odd table finds friends (R15.1)."""
+    ruff = rng.choice(list(RuffStructure)) if decks == 2 else RuffStructure.COVER
+    by_units = decks == 2 and ruff is RuffStructure.COVER
+    allowed = [c for c in compares if by_units or c in READ_AS_ONE]
+    return Rules(
+        throw=rng.choice(list(ThrowCheck)),
+        ruff=ruff,
+        follow=rng.choice(list(FollowRule)),
+        throw_ruff_compare=rng.choice(allowed),
+        dig_multiplier=rng.choice(list(DigMultiplier)),
+        dig_shape=rng.choice(list(DigShape)),
+        jack_rule=rng.choice(list(JackRule)),
+        throw_penalty=rng.choice(list(ThrowPenalty)),
+        decks=decks,
+        seats=seats,
+        partners=Partners.FRIENDS if seats % 2 else rng.choice(list(Partners)),
+    )
+
+
+READ_AS_ONE = (ThrowRuffCompare.R6_6, ThrowRuffCompare.HIGHEST)
+"""R16.7's comparisons that need no reading of the ruff unit by unit (the only ones RUFF-COUNT allows)."""
+
+
 def _deal_category(rng: random.Random, decks: int, faces: list[int], size: int) -> Counter[int]:
     """``size`` cards from a few adjacent faces, heaped so that tuples and tractors are common."""
     cards: Counter[int] = Counter()
@@ -139,6 +185,44 @@ def test_follow_check_matches_the_literal_ladder(decks: int) -> None:
     assert illegal > 100
 
 
+@pytest.mark.parametrize("decks", [2, 3, 4])
+def test_follow_check_with_random_options_matches_the_literal_ladder(decks: int) -> None:
+    """R14.6 and R16.3 under random options: with one off-category card in the hand, a play holding it is
+    illegal (the hand can follow suit, R5.1); any other play is legal exactly when the ladder says
+    (FOLLOW-STRUCTURE) or always (FOLLOW-SUIT-ONLY, only the count and the category); no other option
+    changes a follow."""
+    rng = random.Random(1600 + decks)
+    checked = dict.fromkeys(FollowRule, 0)
+    for _ in range(250):
+        ctx, own, lead = _position(rng, decks)
+        led = decompose(ctx, lead)
+        n = len(lead)
+        if sum(own.values()) <= n or led.category is None:
+            continue
+        rules = random_rules(rng, decks, rng.choice([4, 5, 6]))
+        other = next(f for f in range(NUM_FACES) if ctx.category[f] != led.category)
+        hand = Counter(own) + Counter({other: 1})
+        taken = reference_taken(ctx, own, led)
+        for play in {tuple(sorted(p)) for p in combinations(sorted(hand.elements()), n)}:
+            if other in play:
+                expected = False
+            elif rules.follow is FollowRule.SUIT_ONLY:
+                expected = True
+            else:
+                expected = any(Counter(t) <= Counter(play) for t in taken)
+            verdict = follow_verdict(
+                ctx,
+                rules,
+                hand=hand_of(hand.elements(), decks),
+                led=led,
+                play=play,
+                shape=decompose(ctx, play),
+            )
+            assert isinstance(verdict, Illegal) is not expected, (rules, ctx.level, lead, play, verdict)
+            checked[rules.follow] += 1
+    assert min(checked.values()) > 500, checked
+
+
 def reference_ruff_key(ctx: TrumpContext, lead: Decomposition, play: tuple[int, ...]) -> int:
     """R14.7 by brute force: every assignment of ruff units to the lead's components; -1 if none fits."""
     if any(ctx.category[f] != TRUMP for f in play):
@@ -163,9 +247,12 @@ def reference_ruff_key(ctx: TrumpContext, lead: Decomposition, play: tuple[int, 
     return best if fits else -1
 
 
-def reference_winner(ctx: TrumpContext, plays: list[tuple[int, ...]]) -> int:
-    """R7.1 with R14.8 literally: the format test on the cards, the ruff key by brute force."""
+def reference_winner(ctx: TrumpContext, plays: list[tuple[int, ...]], rules: Rules = DEFAULT_RULES) -> int:
+    """R7.1 with R14.8 literally: the format test on the cards, the ruff key by brute force; a later
+    ruff of a throw under THROW-RUFF HIGHEST by its strongest card (R16.7)."""
     lead = decompose(ctx, plays[0])
+    highest = rules.throw_ruff_compare is ThrowRuffCompare.HIGHEST and len(lead.components) > 1
+    top = 0
     category = lead.category
     one = len(lead.components) == 1
     w, k = grade(lead.components[0])
@@ -184,8 +271,10 @@ def reference_winner(ctx: TrumpContext, plays: list[tuple[int, ...]]) -> int:
                 best, key = i, strengths[-1]
         elif category != TRUMP:
             ruff = reference_ruff_key(ctx, lead, play)
-            if ruff >= 0 and (not ruffed or ruff > key):
-                best, key, ruffed = i, ruff, True
+            strongest = max(ctx.strength[f] for f in play)
+            beats = strongest > top if highest else ruff > key
+            if ruff >= 0 and (not ruffed or beats):
+                best, key, ruffed, top = i, ruff, True, strongest
     return best
 
 
@@ -216,23 +305,33 @@ def _trick(rng: random.Random, decks: int, seats: int) -> tuple[TrumpContext, li
     return ctx, plays
 
 
+@pytest.mark.parametrize("options", ["default", "random"])
 @pytest.mark.parametrize(("decks", "seats"), [(3, 5), (3, 6), (4, 8), (4, 4)])
-def test_trick_winner_matches_every_mapping(decks: int, seats: int) -> None:
-    """R14.7–R14.8: the winner of random N-play tricks is brute force's, ruffs mapped every way."""
+def test_trick_winner_matches_every_mapping(decks: int, seats: int, options: str) -> None:
+    """R14.7–R14.8: the winner of random N-play tricks is brute force's, ruffs mapped every way; with
+    ``random`` options each trick under its own ruleset (R16.7's HIGHEST read literally as well)."""
     rng = random.Random(decks * 10 + seats)
     rules = Rules(decks=decks, seats=seats, partners=Partners.FRIENDS if seats % 2 else Partners.FIXED)
     ruffs = 0
     for _ in range(250):
         ctx, plays = _trick(rng, decks, seats)
+        if options == "random":
+            rules = random_rules(rng, decks, seats, compares=READ_AS_ONE)
         attackers = frozenset(range(1, seats, 2))
         result = resolve_trick(ctx, rules, leader=0, plays=plays, dealer=0, attackers=attackers)
-        assert result.winner == reference_winner(ctx, plays), plays
+        assert result.winner == reference_winner(ctx, plays, rules), (rules, plays)
         ruffs += result.won_by.name.endswith("RUFF")
     assert ruffs > 20
 
 
-def test_two_decks_reduce_to_the_two_deck_engine() -> None:
-    """R14: on cards of at most two copies the wide follow check and trick are R5 and R7 exactly."""
+@pytest.mark.parametrize("options", ["default", "random"])
+def test_two_decks_reduce_to_the_two_deck_engine(options: str) -> None:
+    """R14: on cards of at most two copies the wide follow check and trick are R5 and R7 exactly; with
+    ``random`` options on two decks and four seats, fixed partners or finding friends, every option
+    (RUFF-COUNT, every THROW-RUFF, FOLLOW) is read as the two-deck engine reads it (issue 25)."""
+    if options == "random":
+        _two_decks_with_random_options(random.Random(25))
+        return
     rng = random.Random(2)
     for _ in range(300):
         ctx, own, lead = _position(rng, 2)
@@ -254,6 +353,33 @@ def test_two_decks_reduce_to_the_two_deck_engine() -> None:
             known.judgements,
             known.attacker_points,
         )
+
+
+def _two_decks_with_random_options(rng: random.Random) -> None:
+    """The wide follow and trick on the rulebooks' deck count, four seats, random options, against the
+    two-deck engine under the same options with fixed partners."""
+    differ = []
+    for _ in range(300):
+        ctx, own, lead = _position(rng, 2)
+        led = decompose(ctx, lead)
+        if led.category is None or sum(own.values()) <= len(lead):
+            continue
+        rules = random_rules(rng, 2, 4)
+        hand = hand_of(own.elements())
+        structure = rules.follow is FollowRule.STRUCTURE
+        for play in sorted({tuple(sorted(p)) for p in combinations(sorted(own.elements()), len(lead))})[:30]:
+            wide = check_follow(ctx, hand=hand, lead=lead, play=play, structure=structure, decks=3)  # R14.6
+            two = check_follow(ctx, hand=hand, lead=lead, play=play, structure=structure)
+            assert type(wide) is type(two), (rules, lead, play)
+    for _ in range(600):
+        ctx, plays = _trick(rng, 2, 4)
+        rules = random_rules(rng, 2, 4)
+        trick = resolve_trick(ctx, rules, leader=1, plays=plays, dealer=1, attackers=frozenset({0, 2}))
+        fixed = dataclasses.replace(rules, partners=Partners.FIXED)
+        known = resolve_trick(ctx, fixed, leader=1, plays=plays, dealer=1)
+        if (trick.winner, trick.judgements) != (known.winner, known.judgements):
+            differ.append(f"{rules.ruff.name} {rules.throw_ruff_compare.name} {rules.partners.name}: {plays}")
+    assert not differ, f"{len(differ)} of 600 tricks differ:\n" + "\n".join(differ[:20])
 
 
 def test_ruff_key_tries_every_mapping() -> None:
@@ -366,13 +492,20 @@ def reference_forced(
 
 
 @pytest.mark.parametrize("decks", [2, 3, 4])
-@pytest.mark.parametrize("rules", [DEFAULT_RULES, Rules(throw=ThrowCheck.PAIRS_FIRST)])
-def test_throw_check_matches_every_component_against_every_hand(decks: int, rules: Rules) -> None:
+@pytest.mark.parametrize(
+    "rules",
+    [DEFAULT_RULES, Rules(throw=ThrowCheck.PAIRS_FIRST), None],
+    ids=["default", "pairs-first", "random"],
+)
+def test_throw_check_matches_every_component_against_every_hand(decks: int, rules: Rules | None) -> None:
     """R14.5: only the weakest of each grade is tested, and each hand is read once: the literal check of
-    every component against every hand forces the same component (on two decks: R4.5/R4.6 exactly)."""
+    every component against every hand forces the same component (on two decks: R4.5/R4.6 exactly);
+    ``random``: each throw under its own random ruleset of this deck count (only THROW may matter)."""
     rng = random.Random(500 + decks)
     failed = 0
+    given = rules
     for _ in range(300):
+        rules = given or random_rules(rng, decks, rng.choice([4, 5, 6]))
         ctx = trump_context(rng.randint(2, 14), rng.choice([Suit.H, None]))
         spades = list(ctx.faces[0])
         cards = _deal_category(rng, decks, spades[:9], rng.randint(12, 9 * decks - 2))
