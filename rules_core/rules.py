@@ -480,7 +480,8 @@ def deck_table(table: LevelTable, decks: int) -> LevelTable:
 
 def require_rulebook_table(rules: Rules, what: str) -> None:
     """R14.10: ``what`` is ruled for the rulebooks' table only (two decks, four seats, fixed partners); on
-    another the one refusal every RPC gives, INVALID_ARGUMENT naming the table field that differs."""
+    another the one refusal every RPC gives, INVALID_ARGUMENT naming the request's ruleset field that
+    differs (``ruleset.decks``, ``ruleset.seats``, ``ruleset.partners``)."""
     if rules.rulebook_table:
         return
     name, value = next(
@@ -493,7 +494,7 @@ def require_rulebook_table(rules: Rules, what: str) -> None:
         if value != wanted
     )
     raise InvalidArgumentError(
-        name,
+        f"ruleset.{name}",
         Problem.INCONSISTENT,
         f"{what} is ruled for two decks, four seats and fixed partners only (R14.10), got {name} {value}",
     )

@@ -88,10 +88,7 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
     def _rulebook(rules: Rules, what: str) -> None:
         """R14.10: an RPC ruled for the rulebooks' table only; another is INVALID_ARGUMENT naming the
         ruleset field that makes it one (``ruleset.decks``, ``ruleset.seats``, ``ruleset.partners``)."""
-        try:
-            require_rulebook_table(rules, what)
-        except InvalidArgumentError as error:
-            raise error.within("ruleset") from None
+        require_rulebook_table(rules, what)
 
     def _verdict(self, method: str, preset: str, verdict: Legal | Illegal) -> None:
         self._metrics.count(self._metrics.verdicts, method, preset, convert.reason_label(verdict))

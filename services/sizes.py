@@ -33,6 +33,7 @@ from rules_core.cards import (
     HAND_SIZE,
     MAX_TABLE_BOTTOM,
     MAX_TABLE_CARDS,
+    MAX_TABLE_DECKS,
     MAX_TABLE_HAND,
     MAX_TABLE_SEATS,
     MAX_TABLE_TRICKS,
@@ -52,9 +53,9 @@ ROUND_TO: Final = 64 * 1024
 _RULESET: Final = {"ruleset.must_play.levels": MAX_LEVELS, "ruleset.friend_limits.limits": len(FriendLimit)}
 _TURN: Final = {
     **_RULESET,
-    "hand": HAND_SIZE,  # convert.turn: 1..25
-    "trick.plays": PLAYERS - 1,  # a fourth play completes the trick: refused
-    "trick.plays.cards": MAX_CARDS,  # convert.faces
+    "hand": MAX_TABLE_HAND,  # R14.2: the largest table's hand (52 at four decks, four seats)
+    "trick.plays": MAX_TABLE_SEATS - 1,  # the N-th play completes the trick: refused
+    "trick.plays.cards": MAX_TABLE_HAND,  # a play is at most a hand
 }
 _SO_FAR: Final = {
     "hand_so_far.tricks": MAX_TRICKS,
@@ -62,6 +63,8 @@ _SO_FAR: Final = {
     "hand_so_far.tricks.plays.cards": MAX_CARDS,
     "hand_so_far.tricks.attempted_lead": MAX_CARDS,
     "hand_so_far.bottom": MAX_CARDS,
+    "hand_so_far.declarations": MAX_DECLARATIONS,  # R10: the deal's acts, as ValidateDeclaration bounds them
+    "hand_so_far.declarations.cards": MAX_TABLE_DECKS,  # R14.11: at most D copies of one face
 }
 _RECORD: Final = {
     "": MAX_TABLE_TRICKS,  # R15.15, convert.table_tricks

@@ -37,10 +37,12 @@ def table_cases(area: str) -> list[Any]:
 
 
 def table_context(case: Case, **extra: Any) -> dict[str, Any]:
-    """The case's context on its table: ``ruleset.decks`` and ``ruleset.seats`` (R14), plus ``extra``."""
+    """The case's context on its table: ``ruleset.decks`` and ``ruleset.seats`` (R14), plus ``extra``; an
+    odd table finds friends (R15.1)."""
     body = context(case)
     decks, seats = table_of(case)
-    body["ruleset"] = {**body["ruleset"], "decks": decks, "seats": seats, **extra}
+    partners = {"partners": "PARTNERS_FRIENDS"} if seats % 2 else {}
+    body["ruleset"] = {**body["ruleset"], "decks": decks, "seats": seats, **partners, **extra}
     return body
 
 
@@ -594,7 +596,7 @@ def test_validate_bury_on_a_table(stub: Stub) -> None:
     ranks = ["2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"]
     held = [f"S{rank}" for rank in ranks] * 2 + [f"H{rank}" for rank in ranks]  # 39 cards
     hand = held[:38]
-    request = {"ruleset": _table(3, 5), "hand": names(hand)}
+    request = {"ruleset": _table(3, 5, partners="PARTNERS_FRIENDS"), "hand": names(hand)}
     good = call(stub.ValidateBury, message(pb.ValidateBuryRequest, {**request, "bury": names(hand[:7])}))
     assert good.legal
     short = call(stub.ValidateBury, message(pb.ValidateBuryRequest, {**request, "bury": names(hand[:8])}))
