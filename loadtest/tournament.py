@@ -129,16 +129,21 @@ class Habits:
     bury: SeatBurier
 
 
-def _acts_in(acts: Sequence[Declaration]) -> list[tuple[int, tuple[int, ...], tuple[int, ...] | None]]:
-    """The acts as SuggestDeclaration's engine call takes them (seat, cards, the hand when shown)."""
-    return [(d.seat, d.cards, None if d.hand is None else faces_of(d.hand)) for d in acts]
+def _acts_in(
+    acts: Sequence[Declaration], seat: int
+) -> list[tuple[int, tuple[int, ...], tuple[int, ...] | None]]:
+    """The acts as SuggestDeclaration's engine call takes them (seat, cards, and the hand shown from for
+    ``seat``'s own acts only: other seats' received cards are private to them)."""
+    return [(d.seat, d.cards, None if d.hand is None or d.seat != seat else faces_of(d.hand)) for d in acts]
 
 
 def strong_declaration(
     rules: Rules, level: int, seat: int, received: tuple[int, ...], acts: tuple[Declaration, ...]
 ) -> tuple[int, ...]:
     """SuggestDeclaration's strong policy, in process."""
-    advice = suggest_declaration(rules=rules, level=level, seat=seat, received=received, acts=_acts_in(acts))
+    advice = suggest_declaration(
+        rules=rules, level=level, seat=seat, received=received, acts=_acts_in(acts, seat)
+    )
     return advice.cards
 
 
@@ -336,8 +341,10 @@ class ServicePlayer:
             seat=seat,
             received=cards_out(received),
             declarations=[
-                pb.Declaration(
-                    seat=d.seat, cards=cards_out(d.cards), hand=cards_out(faces_of(d.hand) if d.hand else ())
+                pb.Declaration(  # a seat's own received cards only: the others' are private
+                    seat=d.seat,
+                    cards=cards_out(d.cards),
+                    hand=cards_out(faces_of(d.hand) if d.hand and d.seat == seat else ()),
                 )
                 for d in acts
             ],

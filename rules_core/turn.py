@@ -24,6 +24,7 @@ from rules_core.rules import FollowRule, Rules
 from rules_core.seating import SeatCards, by_seat, check_next, seat_in_range, table_plays
 from rules_core.shapes import Decomposition, decompose
 from rules_core.strategy import DEFAULT_BUDGET, MAX_BUDGET, SeatView, rank_plays, strong_play
+from rules_core.strategy.privacy import refuse_other_bottom
 from rules_core.throw import lead_verdict
 from rules_core.trick import resolve_trick
 from rules_core.trump import TrumpContext
@@ -230,12 +231,7 @@ def seat_view(ctx: TrumpContext, rules: Rules, turn: Turn, so_far: HandSoFar, pa
     elif tricks and dealer is not None:
         attackers = points
     if so_far.bottom:
-        if dealer != turn.seat:
-            raise InvalidArgumentError(
-                f"{path}.bottom",
-                Problem.INCONSISTENT,
-                "only the dealer knows the bottom: give dealer as this seat",
-            )
+        refuse_other_bottom(turn.seat, dealer, so_far.bottom, path)  # private to the dealer (R11)
         check_size(so_far.bottom, f"{path}.bottom", BOTTOM_SIZE, BOTTOM_SIZE, "the bottom")
         turn.deck.add(so_far.bottom, f"{path}.bottom")
     return SeatView(

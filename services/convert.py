@@ -418,6 +418,14 @@ def trick_leader(
     return request.trick.leader if request.HasField("trick") else None
 
 
+def deal_context(request: pb.SuggestDeclarationRequest) -> tuple[bool, int | None]:
+    """SuggestDeclaration's ``first_hand`` and ``dealer``: an unset ``first_hand`` is a first hand unless a
+    dealer is given (rules_core checks the pair as ValidateDeclaration does)."""
+    dealer = request.dealer if request.HasField("dealer") else None
+    first_hand = request.first_hand if request.HasField("first_hand") else dealer is None
+    return first_hand, dealer
+
+
 def hand_so_far(message: pb.HandSoFar, path: str = "hand_so_far") -> HandSoFar:
     """What the seat knows of the hand so far; rules_core checks it is a history a hand can have."""
     if not message.ByteSize():

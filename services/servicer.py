@@ -21,7 +21,8 @@ from rules_core.kitty import validate_bury
 from rules_core.rules import Rules
 from rules_core.settlement import Side
 from rules_core.strategy.bury import suggest_bury
-from rules_core.strategy.declaration import suggest_declaration
+from rules_core.strategy.declaration import check_deal_context, suggest_declaration
+from rules_core.strategy.privacy import refuse_other_bottom, refuse_other_hands
 from rules_core.table import is_default, table_bury
 from rules_core.table_advice import bury_on_table, declaration_on_table, list_table_plays, suggest_on_table
 from rules_core.table_audit import audit_table
@@ -269,6 +270,9 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
         if not on_rulebook_table(
             rules
         ):  # R14, R15: a simple, legal, bounded policy (rules_core.table_advice)
+            history = request.hand_so_far  # the policy there reads none, but the bottom stays the dealer's
+            dealer = history.dealer if history.HasField("dealer") else None
+            refuse_other_bottom(request.seat, dealer, history.bottom, "hand_so_far")
             hand = convert.cards(request.hand, "hand", MAX_TABLE_HAND)
             plays = convert.seated(request.trick.plays, "trick.plays", table=True)
             check_deadline(context)
@@ -461,9 +465,12 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
         """托管 during the deal: the act to show now or none, legal under R10 (rules_core.bidding judges)."""
         rules, _ = self._rules(request.ruleset, "SuggestDeclaration")
         level = convert.level(request.level, "level")
+        first_hand, dealer = convert.deal_context(request)
         if not on_rulebook_table(rules):  # R14.11
             received = convert.cards(request.received, "received", MAX_TABLE_HAND)
             table_acts = convert.declarations(request.declarations, "declarations")
+            check_deal_context(first_hand=first_hand, dealer=dealer, seats=rules.seats)
+            refuse_other_hands(request.seat, table_acts, received)  # private to their seats
             check_deadline(context)
             table_advice = declaration_on_table(
                 rules,
@@ -479,7 +486,14 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
         policy = convert.declaration_policy(request.policy)
         check_deadline(context)
         advice = suggest_declaration(
-            rules=rules, level=level, seat=request.seat, received=received, acts=acts, policy=policy
+            rules=rules,
+            level=level,
+            seat=request.seat,
+            received=received,
+            acts=acts,
+            policy=policy,
+            first_hand=first_hand,
+            dealer=dealer,
         )
         return convert.declaration_advice_response(advice)
 
