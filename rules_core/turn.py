@@ -25,6 +25,7 @@ from rules_core.seating import SeatCards, by_seat, check_next, seat_in_range, ta
 from rules_core.shapes import Decomposition, decompose
 from rules_core.strategy import DEFAULT_BUDGET, MAX_BUDGET, SeatView, rank_plays, strong_play
 from rules_core.strategy.privacy import refuse_other_bottom
+from rules_core.strategy.shown import Shown, played_by_seat, shown_by_seat
 from rules_core.throw import lead_verdict
 from rules_core.trick import resolve_trick
 from rules_core.trump import TrumpContext
@@ -153,6 +154,8 @@ class HandSoFar:
     attacker_points: int | None = None
     bottom: tuple[int, ...] = ()
     """The 8 buried cards, when the seat is the dealer."""
+    declarations: tuple[SeatCards, ...] = ()
+    """What the bidding showed (R10): each act's seat and shown cards, in time order (public)."""
 
 
 NOTHING_KNOWN: Final = HandSoFar()
@@ -171,7 +174,8 @@ def seat_view(ctx: TrumpContext, rules: Rules, turn: Turn, so_far: HandSoFar, pa
     """The seat's knowledge, checked to be a history a real hand can have: every finished trick four
     plays in turn order from the previous trick's winner (R4.1, R7.4), the first led by the dealer, no
     third copy of a card across the history, the hand, the trick and the bottom, the seat's 25 cards
-    accounted for, the attackers' points the tricks give, the bottom only for the dealer (R11)."""
+    accounted for, the attackers' points the tricks give, the bottom only for the dealer (R11), and what
+    the bidding showed a bidding R10 accepts (``rules_core.strategy.shown``)."""
     dealer = None if so_far.dealer is None else seat_in_range(so_far.dealer, f"{path}.dealer")
     if len(so_far.tricks) >= HAND_SIZE:
         raise InvalidArgumentError(
@@ -234,6 +238,22 @@ def seat_view(ctx: TrumpContext, rules: Rules, turn: Turn, so_far: HandSoFar, pa
         refuse_other_bottom(turn.seat, dealer, so_far.bottom, path)  # private to the dealer (R11)
         check_size(so_far.bottom, f"{path}.bottom", BOTTOM_SIZE, BOTTOM_SIZE, "the bottom")
         turn.deck.add(so_far.bottom, f"{path}.bottom")
+    shown: Shown = ()
+    if so_far.declarations:  # R10.2: shown cards stay with their seat until it plays them
+        by_seat, counts = played_by_seat(tricks, turn.leader, turn.plays)
+        shown = shown_by_seat(
+            ctx,
+            rules,
+            so_far.declarations,
+            seat=turn.seat,
+            hand=turn.hand,
+            played=by_seat,
+            complete=counts[turn.seat] + sum(turn.hand) == HAND_SIZE,
+            bottom=so_far.bottom,
+            dealer=dealer,
+            deck=turn.deck,
+            path=path,
+        )
     return SeatView(
         seat=turn.seat,
         hand=turn.hand,
@@ -243,6 +263,7 @@ def seat_view(ctx: TrumpContext, rules: Rules, turn: Turn, so_far: HandSoFar, pa
         tricks=tuple(tricks),
         attacker_points=attackers,
         bottom=tuple(so_far.bottom),
+        shown=shown,
     )
 
 

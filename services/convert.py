@@ -439,7 +439,16 @@ def hand_so_far(message: pb.HandSoFar, path: str = "hand_so_far") -> HandSoFar:
         ),
         attacker_points=message.attacker_points if message.HasField("attacker_points") else None,
         bottom=cards(message.bottom, f"{path}.bottom"),
+        declarations=shown_acts(message.declarations, f"{path}.declarations"),
     )
+
+
+def shown_acts(messages: Sequence[t.SeatCards], path: str) -> tuple[SeatCards, ...]:
+    """What the bidding showed: each act's seat and cards (bounded like a request's declarations);
+    rules_core judges them as ValidateDeclaration would."""
+    if len(messages) > MAX_DECLARATIONS:
+        raise invalid(path, Reason.BAD_SIZE, f"a deal has at most {MAX_DECLARATIONS} declaration acts")
+    return tuple((m.seat, cards(m.cards, path, MAX_CARDS, i)) for i, m in enumerate(messages))
 
 
 _POLICIES: Final = {
