@@ -20,12 +20,14 @@ the bottom; every other seat holds its shown cards until it plays them.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from rules_core.bidding import Act, Declaration, resolve_declarations
-from rules_core.cards import COPIES, NUM_FACES, PLAYERS, Deck, Hand, format_cards
+from rules_core.cards import COPIES, HAND_SIZE, NUM_FACES, PLAYERS, Deck, Hand, format_cards
 from rules_core.errors import InvalidArgumentError, Problem
 from rules_core.rules import Rules
 from rules_core.seating import SeatCards, seat_in_range
+from rules_core.strategy.knowledge import SeatView
 from rules_core.trump import TrumpContext
 
 Shown = tuple[tuple[int, tuple[int, ...]], ...]
@@ -130,3 +132,25 @@ def played_by_seat(
 
 def _name(trump: object) -> str:
     return "no-trump" if trump is None else str(getattr(trump, "name", trump))
+
+
+def with_bidding(ctx: TrumpContext, rules: Rules, view: SeatView, acts: Sequence[SeatCards]) -> SeatView:
+    """``view`` told what the bidding showed, as :func:`rules_core.turn.seat_view` tells a request's
+    view (for a game loop that builds its views itself, such as self-play and the tournament)."""
+    if not acts:
+        return view
+    played, counts = played_by_seat(view.tricks, view.leader, view.plays)
+    shown = shown_by_seat(
+        ctx,
+        rules,
+        acts,
+        seat=view.seat,
+        hand=view.hand,
+        played=played,
+        complete=counts[view.seat] + sum(view.hand) == HAND_SIZE,
+        bottom=view.bottom,
+        dealer=view.dealer,
+        deck=Deck(),
+        path="declarations",
+    )
+    return replace(view, shown=shown)
