@@ -184,8 +184,9 @@ def later(received: str, dealer: int, acts: Acts | None = None, *, seat: int = 0
 
 HEARTS_096 = "H2 SJ HA HK H9 H7 H5 S3 S4 S6 S8 SK C3 C5 C7 C9 CK CA D3 D4 D6 D8 D9 DQ DA"
 """Hearts would be worth 0.96 of an average hand's trumps: under a first hand's late bar (1.0)."""
-HEARTS_108 = "H2 SJ HA HK HQ H9 H7 H5 S3 S4 S6 S8 SK C3 C5 C7 C9 CK D3 D4 D6 D8 D9 DQ DA"
-"""Hearts worth 1.08, from six hearts besides H2: not a long suit (an average 25 cards hold 5.6)."""
+HEARTS_SHORT = "H2 SJ BJ HA HK H9 H5 S3 S4 S6 S8 SK SA C3 C5 C7 C9 CK D3 D4 D6 D8 D9 DQ DA"
+"""Hearts worth 1.02 (the jokers count), from four hearts besides H2: not a long suit (an average 25
+cards hold 5.6)."""
 SPADES_LONG = "S2 SA SK SQ SJack S10 S9 S8 S7 S6 H3 H4 H5 C3 C4 C5 C6 C7 D3 D4 D5 D6 D7 D8 D9"
 """Nine spades besides S2 (worth 1.26): the seat's own long suit."""
 
@@ -202,12 +203,13 @@ def test_in_a_later_hand_the_dealers_side_declares_to_keep_the_bottom() -> None:
 
 
 def test_in_a_later_hand_the_attackers_declare_only_their_own_long_suit() -> None:
-    """A first hand shows H2 on six hearts (declaring wins the deal, R10.6); an attacker in a later hand
-    does not (R10.7: no deal to win, and six hearts is no long suit), but names its nine spades."""
-    first = advise(HEARTS_108)
+    """A first hand shows H2 on four hearts and two jokers (declaring wins the deal, R10.6); an attacker
+    in a later hand does not (R10.7: no deal to win, and four hearts is no long suit: the jokers would
+    serve the dealer's side), but names its nine spades."""
+    first = advise(HEARTS_SHORT)
     assert first.cards == cards("H2") and "wins the deal" in first.reason
-    assert later(HEARTS_108, 1).cards == ()
-    assert later(HEARTS_108, 0).cards == cards("H2")
+    assert later(HEARTS_SHORT, 1).cards == ()
+    assert later(HEARTS_SHORT, 0).cards == cards("H2")
     attack = later(SPADES_LONG, 3)
     assert attack.cards == cards("S2") and "long suit" in attack.reason
 

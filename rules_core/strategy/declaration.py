@@ -78,14 +78,16 @@ DEALER_BAR: Final = (1.1, 0.9)
 """A later hand, the dealer's side: the opening bar from the first card to the last. Lower than a first
 hand's: the side keeps the bottom whoever declares (R10.7), and a trump suit of its own is what defends
 it at the last trick (R8.3), while silence leaves the attackers to name their long suit."""
-ATTACK_BAR: Final = (1.35, 1.1)
-"""A later hand, the attackers: higher than a first hand's, since declaring wins them no deal (R10.7);
-they name a suit only when it is their own long one (:data:`LONG_SUIT`)."""
+ATTACK_BAR: Final = (1.25, 1.0)
+"""A later hand, the attackers: a first hand's bar, but declaring wins them no deal (R10.7), so they name a
+suit only when it is their own long one (:data:`LONG_SUIT`): a contract on trumps the dealer's side holds
+(its jokers and level cards count for whoever declares) only helps the dealer's side."""
 DEALER_OVERTURN_MARGIN: Final = 0.1
 """The dealer's side overturns the attackers' contract (their long suit) for a smaller gain."""
-LONG_SUIT: Final = 1.25
-"""An attacker's suit is its own long one when it holds this multiple of an average share of that suit's
-plain cards (12 ranks, two decks) among the cards received."""
+LONG_SUIT: Final = 1.0
+"""An attacker's suit is its own long one when it holds at least this multiple of an average share of that
+suit's plain cards (12 ranks, two decks) among the cards received. Tuned on tournament seeds 11 and 12
+against 1.25 with a higher bar (1.35 to 1.1): 38.6 against 37.6 points per deal (noise is about 2)."""
 
 
 class Role(StrEnum):
