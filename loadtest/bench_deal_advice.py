@@ -119,7 +119,9 @@ def one_deal(seed: int, preset: str, declare: Samples, bury: Samples) -> None:
             level=t.Rank.ValueType(level),
             seat=seat,
             received=received[seat],
-            declarations=acts,
+            declarations=[  # other seats' received cards are private to them
+                act if act.seat == seat else pb.Declaration(seat=act.seat, cards=act.cards) for act in acts
+            ],
         )
         answer = declare.call(request, f"preset {preset} seed {seed} card {i} seat {seat}")
         if answer.cards:

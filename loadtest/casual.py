@@ -50,10 +50,17 @@ CASUAL_MIN_TRUMPS = 4
 
 
 def casual_declaration(
-    rules: Rules, level: int, seat: int, received: Sequence[int], acts: Sequence[Declaration]
+    rules: Rules,
+    level: int,
+    seat: int,
+    received: Sequence[int],
+    acts: Sequence[Declaration],
+    *,
+    dealer: int | None = None,
 ) -> tuple[int, ...]:
     """The careful casual player's act now, having received ``received`` after the deal's ``acts``: the
-    cards to show, or () for none. Only an act R10 accepts after ``acts`` is returned."""
+    cards to show, or () for none. Only an act R10 accepts after ``acts`` is returned. A casual player
+    declares the same whoever deals (``dealer`` is ignored)."""
     hand = hand_of(received)
     bidding = resolve_declarations(rules=rules, level=level, sequence=acts, first_hand=True)
     owner = bidding.last_changer

@@ -61,7 +61,7 @@ from loadtest.casual import CarefulPlayer, casual_declaration
 from loadtest.contract import CONTRACTS
 from loadtest.server import ServerProcess, load_flags
 from loadtest.stats import percentile as _percentile
-from rules_core.audit import HandRecord, audit_hand
+from rules_core.audit import HandRecord, TrickRecord, audit_hand
 from rules_core.autoplay import suggest_play
 from rules_core.bidding import Declaration, resolve_declarations
 from rules_core.cards import (
@@ -79,11 +79,14 @@ from rules_core.cards import (
 )
 from rules_core.legal_plays import legal_plays
 from rules_core.rules import DEFAULT_RULES, PRESETS, Rules
+from rules_core.seating import SeatCards
 from rules_core.selfplay import IllegalPlayError, Style, deal, declare, play_out
 from rules_core.shapes import decompose
 from rules_core.strategy import DEFAULT_BUDGET, SeatView, strong_play, winning_play
 from rules_core.strategy.bury import BuryPolicy, suggest_bury
 from rules_core.strategy.declaration import suggest_declaration
+from rules_core.strategy.shown import with_bidding
+from rules_core.trick import resolve_trick
 from rules_core.trump import TRUMP, TrumpContext, trump_context
 from services.convert import cards as faces_in
 from services.convert import cards_out
@@ -114,9 +117,24 @@ class AuditError(IllegalPlayError):
     """A finished game failed its audit, or the audit's score differs from the table's."""
 
 
-SeatDeclarer = Callable[[Rules, int, int, tuple[int, ...], tuple[Declaration, ...]], tuple[int, ...]]
-"""A seat's declaration policy: (rules, level, seat, the cards it received so far in deal order, the
-deal's acts so far) → the cards to show now, or () for none (R10)."""
+class SeatDeclarer(Protocol):
+    """A seat's declaration policy: (rules, level, seat, the cards it received so far in deal order, the
+    deal's acts so far; ``dealer``, the hand's rotation dealer: every deal here is a later hand, R10.7)
+    → the cards to show now, or () for none (R10)."""
+
+    def __call__(
+        self,
+        rules: Rules,
+        level: int,
+        seat: int,
+        received: tuple[int, ...],
+        acts: tuple[Declaration, ...],
+        /,
+        *,
+        dealer: int,
+    ) -> tuple[int, ...]: ...
+
+
 SeatBurier = Callable[[TrumpContext, Rules, Hand, tuple[int, ...]], tuple[int, ...]]
 """A dealer's bury policy: (context, rules, his 33 cards, the 8 bottom cards he received) → 8 cards (R11)."""
 
@@ -129,21 +147,44 @@ class Habits:
     bury: SeatBurier
 
 
-def _acts_in(acts: Sequence[Declaration]) -> list[tuple[int, tuple[int, ...], tuple[int, ...] | None]]:
-    """The acts as SuggestDeclaration's engine call takes them (seat, cards, the hand when shown)."""
-    return [(d.seat, d.cards, None if d.hand is None else faces_of(d.hand)) for d in acts]
+def _acts_in(
+    acts: Sequence[Declaration], seat: int
+) -> list[tuple[int, tuple[int, ...], tuple[int, ...] | None]]:
+    """The acts as SuggestDeclaration's engine call takes them (seat, cards, and the hand shown from for
+    ``seat``'s own acts only: other seats' received cards are private to them)."""
+    return [(d.seat, d.cards, None if d.hand is None or d.seat != seat else faces_of(d.hand)) for d in acts]
 
 
 def strong_declaration(
-    rules: Rules, level: int, seat: int, received: tuple[int, ...], acts: tuple[Declaration, ...]
+    rules: Rules,
+    level: int,
+    seat: int,
+    received: tuple[int, ...],
+    acts: tuple[Declaration, ...],
+    *,
+    dealer: int,
 ) -> tuple[int, ...]:
-    """SuggestDeclaration's strong policy, in process."""
-    advice = suggest_declaration(rules=rules, level=level, seat=seat, received=received, acts=_acts_in(acts))
+    """SuggestDeclaration's strong policy, in process, told the hand's dealer (a later hand, R10.7)."""
+    advice = suggest_declaration(
+        rules=rules,
+        level=level,
+        seat=seat,
+        received=received,
+        acts=_acts_in(acts, seat),
+        first_hand=False,
+        dealer=dealer,
+    )
     return advice.cards
 
 
 def no_declaration(
-    rules: Rules, level: int, seat: int, received: tuple[int, ...], acts: tuple[Declaration, ...]
+    rules: Rules,
+    level: int,
+    seat: int,
+    received: tuple[int, ...],
+    acts: tuple[Declaration, ...],
+    *,
+    dealer: int,
 ) -> tuple[int, ...]:
     """DeclarationPolicy.NONE: the seat never shows a card (as if it were away)."""
     return ()
@@ -208,6 +249,12 @@ class StrongPlayer:
     """CPU seconds per declaration suggestion (one per card a seat receives while the cards are dealt)."""
     bury_cpu: list[float] = field(default_factory=list)
     """CPU seconds per bury suggestion."""
+    bidding: tuple[SeatCards, ...] = ()
+    """What this game's bidding showed (each act's seat and cards), told to every play's view."""
+
+    def hear_bidding(self, acts: tuple[SeatCards, ...]) -> None:
+        """The table's acts of this game (public), as a backend sends them in HandSoFar.declarations."""
+        self.bidding = acts
 
     @property
     def habits(self) -> Habits:
@@ -215,11 +262,18 @@ class StrongPlayer:
         return Habits(self.declare, self.bury)
 
     def declare(
-        self, rules: Rules, level: int, seat: int, received: tuple[int, ...], acts: tuple[Declaration, ...]
+        self,
+        rules: Rules,
+        level: int,
+        seat: int,
+        received: tuple[int, ...],
+        acts: tuple[Declaration, ...],
+        *,
+        dealer: int,
     ) -> tuple[int, ...]:
         self.asked["declaration"] += 1
         cpu = time.thread_time()
-        act = strong_declaration(rules, level, seat, received, acts)
+        act = strong_declaration(rules, level, seat, received, acts, dealer=dealer)
         self.declaration_cpu.append(time.thread_time() - cpu)
         return act
 
@@ -233,6 +287,7 @@ class StrongPlayer:
     def __call__(self, ctx: TrumpContext, rules: Rules, view: SeatView, seed: int) -> tuple[int, ...]:
         full = gc.get_stats()[2]["collections"]
         start, cpu = time.perf_counter(), time.thread_time()
+        view = with_bidding(ctx, rules, view, self.bidding)  # as seat_view tells the service's view
         play = strong_play(ctx, rules, view, seed=seed, budget=self.budget)
         self.latencies.append(time.perf_counter() - start)
         spent = time.thread_time() - cpu
@@ -277,10 +332,17 @@ def _seated(leader: int, plays: Sequence[Sequence[int]]) -> list[t.SeatCards]:
 
 
 def suggest_request(
-    ctx: TrumpContext, rules: Rules, view: SeatView, *, seed: int, budget: int
+    ctx: TrumpContext,
+    rules: Rules,
+    view: SeatView,
+    *,
+    seed: int,
+    budget: int,
+    declarations: Sequence[SeatCards] = (),
 ) -> pb.SuggestPlayRequest:
     """The SuggestPlay request a real table sends for this seat: its hand, the trick so far, and the hand
-    so far (the dealer, every finished trick, the attackers' points, the bottom when it is the dealer).
+    so far (the dealer, every finished trick, the attackers' points, the bottom when it is the dealer,
+    what the bidding showed).
 
     The tournament's view does not keep a failed throw's whole attempt, so ``attempted_lead`` stays
     empty; the strong policy reads only the plays, in process and in the service alike.
@@ -288,6 +350,7 @@ def suggest_request(
     so_far = pb.HandSoFar(
         tricks=[pb.RecordedTrick(plays=_seated(leader, plays)) for leader, plays in view.tricks],
         bottom=cards_out(view.bottom),
+        declarations=[t.SeatCards(seat=seat, cards=cards_out(cards)) for seat, cards in declarations],
     )
     if view.dealer is not None:
         so_far.dealer = view.dealer
@@ -319,6 +382,12 @@ class ServicePlayer:
     """Round-trip seconds per play suggestion."""
     asked: dict[str, int] = field(default_factory=lambda: {"declaration": 0, "bury": 0})
     """How many SuggestDeclaration and SuggestBury calls this player made."""
+    bidding: tuple[SeatCards, ...] = ()
+    """What this game's bidding showed, sent in every SuggestPlay's HandSoFar.declarations."""
+
+    def hear_bidding(self, acts: tuple[SeatCards, ...]) -> None:
+        """The table's acts of this game (public)."""
+        self.bidding = acts
 
     @property
     def habits(self) -> Habits:
@@ -326,22 +395,33 @@ class ServicePlayer:
         return Habits(self.declare, self.bury)
 
     def declare(
-        self, rules: Rules, level: int, seat: int, received: tuple[int, ...], acts: tuple[Declaration, ...]
+        self,
+        rules: Rules,
+        level: int,
+        seat: int,
+        received: tuple[int, ...],
+        acts: tuple[Declaration, ...],
+        *,
+        dealer: int,
     ) -> tuple[int, ...]:
-        """The service's SuggestDeclaration for this seat now (the acts with the hands they were shown
-        from, as a table records them)."""
+        """The service's SuggestDeclaration for this seat now (the acts, with the hands they were shown
+        from for this seat's own only; the rotation dealer of this later hand, R10.7)."""
         request = pb.SuggestDeclarationRequest(
             ruleset=t.Ruleset(preset=preset_of(rules)),
             level=t.Rank.ValueType(level),
             seat=seat,
             received=cards_out(received),
             declarations=[
-                pb.Declaration(
-                    seat=d.seat, cards=cards_out(d.cards), hand=cards_out(faces_of(d.hand) if d.hand else ())
+                pb.Declaration(  # a seat's own received cards only: the others' are private
+                    seat=d.seat,
+                    cards=cards_out(d.cards),
+                    hand=cards_out(faces_of(d.hand) if d.hand and d.seat == seat else ()),
                 )
                 for d in acts
             ],
             policy=pb.DECLARATION_POLICY_STRONG,
+            first_hand=False,
+            dealer=dealer,
         )
         self.asked["declaration"] += 1
         response = self.stub.SuggestDeclaration(request, timeout=RPC_TIMEOUT)
@@ -366,7 +446,7 @@ class ServicePlayer:
         return faces_in(response.cards, "cards")
 
     def __call__(self, ctx: TrumpContext, rules: Rules, view: SeatView, seed: int) -> tuple[int, ...]:
-        request = suggest_request(ctx, rules, view, seed=seed, budget=self.budget)
+        request = suggest_request(ctx, rules, view, seed=seed, budget=self.budget, declarations=self.bidding)
         start = time.perf_counter()
         response = self.stub.SuggestPlay(request, timeout=RPC_TIMEOUT)
         self.latencies.append(time.perf_counter() - start)
@@ -517,10 +597,42 @@ def _deal_order(state: tuple[object, ...]) -> tuple[tuple[int, ...], ...]:
 
 @dataclass(frozen=True, slots=True)
 class Game:
-    """One audited game: the attackers' final score (dig included)."""
+    """One audited game: the attackers' final score (dig included), and its share by phase."""
 
     score: int
     record: HandRecord
+    phases: tuple[int, ...] = ()
+    """The attackers' points from the tricks of each of :data:`PHASES` (the dig in the last)."""
+
+
+PHASES: Final = ("opening", "middle", "end game", "last trick and dig")
+"""The phases of a hand the report splits points by: tricks begun with more than 16 cards in hand,
+9 to 16, 2 to 8 (where the rollout plays the hand out), and the last trick with its dig (R8.3)."""
+
+
+def phase_of(cards_left: int, last: bool) -> int:
+    """The index in :data:`PHASES` of a trick begun with ``cards_left`` cards in each hand."""
+    if last:
+        return 3
+    return 0 if cards_left > 16 else 1 if cards_left > 8 else 2
+
+
+def phase_points(
+    ctx: TrumpContext, rules: Rules, dealer: int, buried: tuple[int, ...], tricks: Sequence[TrickRecord]
+) -> tuple[int, ...]:
+    """The attackers' points of a played hand by phase, each trick judged as play_out judged it (R7,
+    R8; the dig in the last trick)."""
+    points = [0] * len(PHASES)
+    leader, left = dealer, HAND_SIZE
+    for index, trick in enumerate(tricks):
+        last = index == len(tricks) - 1
+        result = resolve_trick(
+            ctx, rules, leader=leader, plays=trick.plays, dealer=dealer, last=last, bottom=buried
+        )
+        points[phase_of(left, last)] += result.attacker_points
+        left -= len(trick.plays[0])
+        leader = result.winner
+    return tuple(points)
 
 
 Declarer = Callable[[Rules, Deal, Sequence[SeatDeclarer]], tuple[Declaration, ...]]
@@ -548,7 +660,11 @@ def dealt_declarations(rules: Rules, spec: Deal, policies: Sequence[SeatDeclarer
                 if asked[seat] == (len(received[seat]), len(acts)) or not received[seat]:
                     continue
                 asked[seat] = (len(received[seat]), len(acts))
-                cards = tuple(policies[seat](rules, spec.level, seat, tuple(received[seat]), tuple(acts)))
+                cards = tuple(
+                    policies[seat](
+                        rules, spec.level, seat, tuple(received[seat]), tuple(acts), dealer=spec.dealer
+                    )
+                )
                 if cards:
                     _accept(rules, spec, acts, Declaration(seat, cards, hand_of(received[seat])))
                     changed = True
@@ -595,6 +711,11 @@ def play_game(
     IllegalPlayError when a player breaks a rule, AuditError when the audit disagrees."""
     habits = [habits_of(player) for player in seats]
     declarations = declarer(rules, spec, [h.declare for h in habits])
+    shown = tuple((d.seat, d.cards) for d in declarations)
+    for player in seats:  # what the bidding showed is public: a player that reads it is told
+        hear = getattr(player, "hear_bidding", None)
+        if hear is not None:
+            hear(shown)
     bidding = resolve_declarations(
         rules=rules, level=spec.level, sequence=declarations, first_hand=False, dealer=spec.dealer
     )
@@ -627,7 +748,10 @@ def play_game(
     audit = audit_hand(rules, record)
     if not audit.valid or audit.score != played.score:
         raise AuditError(f"audit failed: {audit.error} (table score {played.score}, audit {audit.score})")
-    return Game(played.score, record)
+    phases = phase_points(ctx, rules, dealer, buried, played.tricks)
+    if sum(phases) != played.score:  # pragma: no cover - the phases replay what play_out judged
+        raise AuditError(f"the phases give {sum(phases)} points, the table {played.score}")
+    return Game(played.score, record, phases)
 
 
 def _seat(
@@ -645,6 +769,14 @@ class PairingResult:
     deltas: tuple[int, ...]
     games: int
     audited: int
+    phase_deltas: tuple[tuple[int, ...], ...] = ()
+    """Per deal, P's points by phase of the hand (:data:`PHASES`): they sum to the deal's delta."""
+
+    @property
+    def phase_means(self) -> tuple[float, ...]:
+        """P's mean points per deal in each phase of the hand."""
+        n = len(self.phase_deltas)
+        return tuple(sum(d[i] for d in self.phase_deltas) / n if n else 0.0 for i in range(len(PHASES)))
 
     @property
     def mean(self) -> float:
@@ -686,11 +818,13 @@ def run_pairing(
     """Duplicate games of P against Q: each deal twice, P's team on seats 0/2 then on 1/3; each side's
     declaration and bury policies (its habits) move with its seats."""
     deltas: list[int] = []
+    by_phase: list[tuple[int, ...]] = []
     name = make_q(0).name
     games = audited = 0
     for i in range(deals):
         spec = make_deal(seed * 1_000_003 + i)
         scores = []
+        phases: list[tuple[int, tuple[int, ...]]] = []
         for p_seats in (0, 1):
             q = make_q(seed * 7919 + i * 2 + p_seats)
             seats: list[Player] = [p if (s - p_seats) % 2 == 0 else q for s in range(PLAYERS)]
@@ -698,12 +832,32 @@ def run_pairing(
             games += 1
             audited += 1
             scores.append((p_seats, game.score))
+            phases.append((p_seats, game.phases))
         attack = next(score for p_seats, score in scores if (p_seats - spec.dealer) % 2 == 1)
         defend = next(score for p_seats, score in scores if (p_seats - spec.dealer) % 2 == 0)
         deltas.append(attack - defend)
+        won = next(split for p_seats, split in phases if (p_seats - spec.dealer) % 2 == 1)
+        lost = next(split for p_seats, split in phases if (p_seats - spec.dealer) % 2 == 0)
+        by_phase.append(tuple(a - b for a, b in zip(won, lost, strict=True)))
         if progress is not None:
-            progress(PairingResult(p.name, name, tuple(deltas), games, audited))
-    return PairingResult(p.name, name, tuple(deltas), games, audited)
+            progress(PairingResult(p.name, name, tuple(deltas), games, audited, tuple(by_phase)))
+    return PairingResult(p.name, name, tuple(deltas), games, audited, tuple(by_phase))
+
+
+def result_line(result: PairingResult) -> str:
+    """P's points per deal with its 95 % interval, the shares and the audit count."""
+    low, high = result.mean - result.half_width, result.mean + result.half_width
+    return (
+        f"{result.player} vs {result.opponent}: {result.mean:+.1f} points/deal "
+        f"(95% CI {low:+.1f} .. {high:+.1f}), better in {result.better:.0%} of deals, "
+        f"equal in {result.ties:.0%}; {result.games} games, {result.audited} audited legal"
+    )
+
+
+def phase_line(result: PairingResult) -> str:
+    """P's points per deal by phase of the hand: where a change gains."""
+    means = zip(PHASES, result.phase_means, strict=True)
+    return "  by phase of the hand (points/deal): " + ", ".join(f"{what} {mean:+.1f}" for what, mean in means)
 
 
 def progress_line(every: int = 10, out: TextIO | None = None) -> Progress:
@@ -839,12 +993,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 burier=burier,
                 progress=progress,
             )
-            low, high = result.mean - result.half_width, result.mean + result.half_width
-            print(
-                f"{result.player} vs {result.opponent}: {result.mean:+.1f} points/deal "
-                f"(95% CI {low:+.1f} .. {high:+.1f}), better in {result.better:.0%} of deals, "
-                f"equal in {result.ties:.0%}; {result.games} games, {result.audited} audited legal"
-            )
+            print(result_line(result))
+            print(phase_line(result))
             sys.stdout.flush()
     print(
         f"strong decisions outside the play: {strong.asked['declaration']} declarations asked, "

@@ -34,6 +34,8 @@ from rules_core.rules import FollowRule, Rules, require_rulebook_table
 from rules_core.seating import SeatCards, by_seat, check_next, seat_in_range, table_plays
 from rules_core.shapes import Decomposition, decompose
 from rules_core.strategy import DEFAULT_BUDGET, MAX_BUDGET, SeatView, rank_plays, strong_play
+from rules_core.strategy.privacy import refuse_other_bottom
+from rules_core.strategy.shown import Shown, played_by_seat, shown_by_seat
 from rules_core.throw import lead_verdict
 from rules_core.trick import resolve_trick
 from rules_core.trump import TrumpContext
@@ -170,6 +172,8 @@ class HandSoFar:
     attacker_points: int | None = None
     bottom: tuple[int, ...] = ()
     """The 8 buried cards, when the seat is the dealer."""
+    declarations: tuple[SeatCards, ...] = ()
+    """What the bidding showed (R10): each act's seat and shown cards, in time order (public)."""
 
 
 NOTHING_KNOWN: Final = HandSoFar()
@@ -188,7 +192,8 @@ def seat_view(ctx: TrumpContext, rules: Rules, turn: Turn, so_far: HandSoFar, pa
     """The seat's knowledge, checked to be a history a real hand can have: every finished trick four
     plays in turn order from the previous trick's winner (R4.1, R7.4), the first led by the dealer, no
     third copy of a card across the history, the hand, the trick and the bottom, the seat's 25 cards
-    accounted for, the attackers' points the tricks give, the bottom only for the dealer (R11)."""
+    accounted for, the attackers' points the tricks give, the bottom only for the dealer (R11), and what
+    the bidding showed a bidding R10 accepts (``rules_core.strategy.shown``)."""
     dealer = None if so_far.dealer is None else seat_in_range(so_far.dealer, f"{path}.dealer")
     if len(so_far.tricks) >= HAND_SIZE:
         raise InvalidArgumentError(
@@ -248,14 +253,25 @@ def seat_view(ctx: TrumpContext, rules: Rules, turn: Turn, so_far: HandSoFar, pa
     elif tricks and dealer is not None:
         attackers = points
     if so_far.bottom:
-        if dealer != turn.seat:
-            raise InvalidArgumentError(
-                f"{path}.bottom",
-                Problem.INCONSISTENT,
-                "only the dealer knows the bottom: give dealer as this seat",
-            )
+        refuse_other_bottom(turn.seat, dealer, so_far.bottom, path)  # private to the dealer (R11)
         check_size(so_far.bottom, f"{path}.bottom", BOTTOM_SIZE, BOTTOM_SIZE, "the bottom")
         turn.deck.add(so_far.bottom, f"{path}.bottom")
+    shown: Shown = ()
+    if so_far.declarations:  # R10.2: shown cards stay with their seat until it plays them
+        by_seat, counts = played_by_seat(tricks, turn.leader, turn.plays)
+        shown = shown_by_seat(
+            ctx,
+            rules,
+            so_far.declarations,
+            seat=turn.seat,
+            hand=turn.hand,
+            played=by_seat,
+            complete=counts[turn.seat] + sum(turn.hand) == HAND_SIZE,
+            bottom=so_far.bottom,
+            dealer=dealer,
+            deck=turn.deck,
+            path=path,
+        )
     return SeatView(
         seat=turn.seat,
         hand=turn.hand,
@@ -265,6 +281,7 @@ def seat_view(ctx: TrumpContext, rules: Rules, turn: Turn, so_far: HandSoFar, pa
         tricks=tuple(tricks),
         attacker_points=attackers,
         bottom=tuple(so_far.bottom),
+        shown=shown,
     )
 
 
@@ -344,6 +361,8 @@ def suggest(
     """The auto-play: the strong policy (the default for 托管), or R13.6's rightmost smallest card as a
     lead and weakest legal follow. Always legal; the same request and seed give the same play."""
     turn = check_turn(ctx, rules, seat=seat, hand=hand, trick_leader=trick_leader, trick_plays=trick_plays)
+    if not rules.rulebook_table:  # the table policy reads no history, but the bottom stays the dealer's
+        refuse_other_bottom(turn.seat, so_far.dealer, so_far.bottom, "hand_so_far")
     if policy is Policy.STRONG and not rules.rulebook_table:  # R14, R15: the table policy (autoplay)
         play, why = table_play(ctx, rules, turn.seat, turn.hand, turn.plays, leader=turn.leader)
         return Suggestion(play, decompose(ctx, play), f"table: {why}", policy)

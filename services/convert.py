@@ -424,6 +424,14 @@ def trick_leader(
     return request.trick.leader if request.HasField("trick") else None
 
 
+def deal_context(request: pb.SuggestDeclarationRequest) -> tuple[bool, int | None]:
+    """SuggestDeclaration's ``first_hand`` and ``dealer``: an unset ``first_hand`` is a first hand unless a
+    dealer is given (rules_core checks the pair as ValidateDeclaration does)."""
+    dealer = request.dealer if request.HasField("dealer") else None
+    first_hand = request.first_hand if request.HasField("first_hand") else dealer is None
+    return first_hand, dealer
+
+
 def hand_so_far(message: pb.HandSoFar, path: str = "hand_so_far") -> HandSoFar:
     """What the seat knows of the hand so far; rules_core checks it is a history a hand can have."""
     if not message.ByteSize():
@@ -437,7 +445,16 @@ def hand_so_far(message: pb.HandSoFar, path: str = "hand_so_far") -> HandSoFar:
         ),
         attacker_points=message.attacker_points if message.HasField("attacker_points") else None,
         bottom=cards(message.bottom, f"{path}.bottom"),
+        declarations=shown_acts(message.declarations, f"{path}.declarations"),
     )
+
+
+def shown_acts(messages: Sequence[t.SeatCards], path: str) -> tuple[SeatCards, ...]:
+    """What the bidding showed: each act's seat and cards (bounded like a request's declarations);
+    rules_core judges them as ValidateDeclaration would."""
+    if len(messages) > MAX_DECLARATIONS:
+        raise invalid(path, Reason.BAD_SIZE, f"a deal has at most {MAX_DECLARATIONS} declaration acts")
+    return tuple((m.seat, cards(m.cards, path, MAX_CARDS, i)) for i, m in enumerate(messages))
 
 
 _POLICIES: Final = {

@@ -29,7 +29,8 @@ from rules_core.kitty import validate_bury
 from rules_core.rules import Rules, require_rulebook_table
 from rules_core.settlement import Side
 from rules_core.strategy.bury import suggest_bury
-from rules_core.strategy.declaration import suggest_declaration
+from rules_core.strategy.declaration import check_deal_context, suggest_declaration
+from rules_core.strategy.privacy import refuse_other_hands
 from rules_core.table_audit import audit_table
 from rules_core.table_bidding import declare_table
 from rules_core.table_turn import settle_table_hand
@@ -375,9 +376,12 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
         """托管 during the deal: the act to show now or none, legal under R10 (rules_core.bidding judges)."""
         rules, _ = self._rules(request.ruleset, "SuggestDeclaration")
         level = convert.level(request.level, "level")
+        first_hand, dealer = convert.deal_context(request)
         if not rules.rulebook_table:  # R14.11
             received = convert.cards(request.received, "received", MAX_TABLE_HAND)
             table_acts = convert.declarations(request.declarations, "declarations")
+            check_deal_context(first_hand=first_hand, dealer=dealer, seats=rules.seats)
+            refuse_other_hands(request.seat, table_acts, received)  # private to their seats
             check_deadline(context)
             table_advice = declaration_on_table(
                 rules,
@@ -393,7 +397,14 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
         policy = convert.declaration_policy(request.policy)
         check_deadline(context)
         advice = suggest_declaration(
-            rules=rules, level=level, seat=request.seat, received=received, acts=acts, policy=policy
+            rules=rules,
+            level=level,
+            seat=request.seat,
+            received=received,
+            acts=acts,
+            policy=policy,
+            first_hand=first_hand,
+            dealer=dealer,
         )
         return convert.declaration_advice_response(advice)
 

@@ -41,8 +41,9 @@ def deal_with_advice(seed: int, preset: str) -> tuple[int, Acts, list[Declaratio
     for i in range(100):
         seat = i % PLAYERS
         received[seat].append(deck[i])
+        own = [(s, c, h if s == seat else None) for s, c, h in acts]  # others' hands are private
         given = suggest_declaration(
-            rules=PRESETS[preset], level=level, seat=seat, received=received[seat], acts=acts
+            rules=PRESETS[preset], level=level, seat=seat, received=received[seat], acts=own
         )
         advice.append(given)
         if given.cards:
@@ -166,3 +167,72 @@ def test_malformed_requests_name_the_field(
     with pytest.raises(InvalidArgumentError) as caught:
         advise(received, acts, seat=seat)
     assert (caught.value.argument, caught.value.problem) == (field, problem)
+
+
+def later(received: str, dealer: int, acts: Acts | None = None, *, seat: int = 0) -> DeclarationAdvice:
+    """The advice in a later hand whose rotation dealer is ``dealer`` (R10.7)."""
+    return suggest_declaration(
+        rules=PRESETS["default"],
+        level=2,
+        seat=seat,
+        received=cards(received),
+        acts=acts or [],
+        first_hand=False,
+        dealer=dealer,
+    )
+
+
+HEARTS_096 = "H2 SJ HA HK H9 H7 H5 S3 S4 S6 S8 SK C3 C5 C7 C9 CK CA D3 D4 D6 D8 D9 DQ DA"
+"""Hearts would be worth 0.96 of an average hand's trumps: under a first hand's late bar (1.0)."""
+HEARTS_SHORT = "H2 SJ BJ HA HK H9 H5 S3 S4 S6 S8 SK SA C3 C5 C7 C9 CK D3 D4 D6 D8 D9 DQ DA"
+"""Hearts worth 1.02 (the jokers count), from four hearts besides H2: not a long suit (an average 25
+cards hold 5.6)."""
+SPADES_LONG = "S2 SA SK SQ SJack S10 S9 S8 S7 S6 H3 H4 H5 C3 C4 C5 C6 C7 D3 D4 D5 D6 D7 D8 D9"
+"""Nine spades besides S2 (worth 1.26): the seat's own long suit."""
+
+
+def test_in_a_later_hand_the_dealers_side_declares_to_keep_the_bottom() -> None:
+    """R10.7: the dealer is fixed, so declaring wins no deal; for the dealer's side the contract is the
+    trump that defends the bottom it keeps, worth showing on a holding a first hand keeps hidden."""
+    assert advise(HEARTS_096).cards == ()
+    for dealer in (0, 2):  # the seat deals, or its partner does
+        given = later(HEARTS_096, dealer)
+        assert given.cards == cards("H2") and given.act is Act.A1_SINGLE
+        assert "defends the bottom" in given.reason
+    assert later(HEARTS_096, 1).cards == ()  # an attacker with the same cards stays silent
+
+
+def test_in_a_later_hand_the_attackers_declare_only_their_own_long_suit() -> None:
+    """A first hand shows H2 on four hearts and two jokers (declaring wins the deal, R10.6); an attacker
+    in a later hand does not (R10.7: no deal to win, and four hearts is no long suit: the jokers would
+    serve the dealer's side), but names its nine spades."""
+    first = advise(HEARTS_SHORT)
+    assert first.cards == cards("H2") and "wins the deal" in first.reason
+    assert later(HEARTS_SHORT, 1).cards == ()
+    assert later(HEARTS_SHORT, 0).cards == cards("H2")
+    attack = later(SPADES_LONG, 3)
+    assert attack.cards == cards("S2") and "long suit" in attack.reason
+
+
+def test_the_deal_context_is_checked_as_validate_declaration_checks_it() -> None:
+    """A first hand names no dealer (R10.6); a later hand must name one, 0..3 (R10.7)."""
+    base = {"rules": PRESETS["default"], "level": 2, "seat": 0, "received": cards("H3"), "acts": []}
+    for first_hand, dealer, problem in (
+        (True, 1, Problem.INCONSISTENT),
+        (False, None, Problem.MISSING),
+        (False, 4, Problem.OUT_OF_RANGE),
+    ):
+        with pytest.raises(InvalidArgumentError) as caught:
+            suggest_declaration(**base, first_hand=first_hand, dealer=dealer)  # type: ignore[arg-type]
+        assert (caught.value.argument, caught.value.problem) == ("dealer", problem)
+
+
+def test_another_seats_received_cards_are_refused_and_the_seats_own_checked() -> None:
+    """Privacy (rules_core.strategy.privacy): an act's ``hand`` is its seat's private cards."""
+    with pytest.raises(InvalidArgumentError) as caught:
+        advise("H2 C3 S4", [(0, cards("H2"), cards("H2 C3")), (1, cards("S2 S2"), cards("S2 S2 D5"))])
+    assert (caught.value.argument, caught.value.problem) == ("declarations[1].hand", Problem.INCONSISTENT)
+    with pytest.raises(InvalidArgumentError) as caught:
+        advise("H2 D9", [(0, cards("H2"), cards("H2 C3"))])  # C3 was received, so it is still held
+    assert caught.value.argument == "declarations[0].hand"
+    assert advise("H2 C3 D9", [(0, cards("H2"), cards("H2 C3"))]).policy is DeclarationPolicy.STRONG

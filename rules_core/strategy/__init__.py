@@ -13,7 +13,9 @@ How a play is chosen:
    beat (so it cannot fail, R4.4–R4.7); for a follow, the rule engine's own listing (weakest first) plus
    the cheapest winning, the point-feeding and the ruffing plays, each checked with ``check_follow``.
 2. *Layouts*: ``budget`` seeded deals of the unseen cards to the other seats, consistent with the voids
-   the finished tricks revealed (R5.2) and with every hand's size.
+   the finished tricks revealed (R5.2), with every hand's size, and with what the bidding showed: each
+   shown card stays with its seat until it plays it (R10.2; the dealer's may be in the bottom, R11;
+   :mod:`~rules_core.strategy.shown`, which also rules that nothing is inferred from an act not made).
 3. *Evaluation*: in each layout the seats still to play answer with a fixed casual model (win cheaply,
    feed a winning partner, ruff points, discard low), the trick is judged as R7 judges it, and the play
    scores the attackers' points it brings (signed for the seat's side, the dig included at the last
@@ -29,6 +31,8 @@ The work per call is bounded whatever the position: past each candidate's first 
 linear in the hands), at most :data:`MAX_CANDIDATES` plays are simulated in every one of at most
 :data:`MAX_BUDGET` layouts, and every listing is limited. The count is part of the answer
 (:func:`search_plays`).
+
+A suggestion's request holds no other seat's private cards (:mod:`~rules_core.strategy.privacy`).
 
 The package: :mod:`~rules_core.strategy.knowledge` (what the seat knows), :mod:`~rules_core.strategy.sampling`
 (layouts of the unseen cards), :mod:`~rules_core.strategy.model` (the opponents' model) and

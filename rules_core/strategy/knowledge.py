@@ -5,7 +5,7 @@ and what each held card is worth for later tricks."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Final
 
 from rules_core.cards import BOTTOM_SIZE, FULL_DECK, HAND_SIZE, NUM_FACES, PLAYERS, POINTS, Hand
@@ -51,6 +51,9 @@ class SeatView:
     """The attackers' points so far, when known."""
     bottom: tuple[int, ...] = ()
     """The 8 buried cards, when the seat is the dealer."""
+    shown: tuple[tuple[int, tuple[int, ...]], ...] = ()
+    """What the bidding showed that other seats still hold: (seat, faces once per copy), shown and not
+    yet played (R10.2; ``rules_core.strategy.shown``). The dealer's may be in the bottom instead (R11)."""
 
 
 @dataclass(slots=True)
@@ -73,6 +76,11 @@ class Knowledge:
     """Face → what one copy in the seat's hand is worth for later tricks, in points."""
     bottom_known: bool = False
     """Whether the seat is the dealer and knows the bottom (so no unseen card is in it)."""
+    pinned: dict[int, list[int]] = field(default_factory=dict)
+    """Seat → count vector of unseen cards the bidding showed it holds (R10.2), within ``unseen``."""
+    loose: int | None = None
+    """The seat whose pinned cards may be in the bottom instead (the dealer, when another seat asks: he
+    may have buried them, R11); every other seat holds its pinned cards."""
 
 
 def partners(a: int, b: int) -> bool:
@@ -124,13 +132,32 @@ def knowledge(ctx: TrumpContext, rules: Rules, view: SeatView) -> Knowledge:
     n_now = len(view.plays[0]) if view.plays else 0
     sizes = [my_size - (n_now if s in played_now else 0) for s in range(PLAYERS)]
     sizes[view.seat] = my_size
+    pinned: dict[int, list[int]] = {}
+    if view.shown:  # R10.2: shown cards stay with their seat until it plays them
+        free = list(unseen)
+        for who, faces in view.shown:
+            if who == view.seat:
+                continue
+            counts = pinned.setdefault(who, [0] * NUM_FACES)
+            for face in faces:
+                if free[face] > 0:
+                    free[face] -= 1
+                    counts[face] += 1
+    loose = dealer if dealer is not None and dealer != view.seat else None
     if known:
         bottom_points = float(sum(POINTS[f] for f in view.bottom))
     else:
-        pool = sum(unseen)
-        pool_points = sum(POINTS[f] * unseen[f] for f in range(NUM_FACES))
-        bottom_points = pool_points * BOTTOM_SIZE / pool if pool else 0.0
-    info = Knowledge(ctx, rules, view.seat, dealer, unseen, voids, sizes, bottom_points, [], known)
+        held = [0] * NUM_FACES  # cards known to be in a hand, so not in the bottom
+        for who, counts in pinned.items():
+            if who != loose:
+                for face in range(NUM_FACES):
+                    held[face] += counts[face]
+        pool = sum(unseen) - sum(held)
+        pool_points = sum(POINTS[f] * (unseen[f] - held[f]) for f in range(NUM_FACES))
+        bottom_points = pool_points * BOTTOM_SIZE / pool if pool > 0 else 0.0
+    info = Knowledge(
+        ctx, rules, view.seat, dealer, unseen, voids, sizes, bottom_points, [], known, pinned, loose
+    )
     info.value = values(info, hand)
     return info
 

@@ -18,6 +18,7 @@ from loadtest.server import ServerProcess, load_flags, settled
 from loadtest.tournament import (
     HABITS,
     OPPONENTS,
+    PHASES,
     Deal,
     GreedyPlayer,
     Habits,
@@ -39,8 +40,10 @@ from rules_core.audit import audit_hand
 from rules_core.bidding import Declaration, resolve_declarations
 from rules_core.cards import BOTTOM_SIZE, PLAYERS, Hand, add, contains, hand_of
 from rules_core.rules import DEFAULT_RULES, Rules
+from rules_core.seating import SeatCards
 from rules_core.selfplay import IllegalPlayError
 from rules_core.strategy import DEFAULT_BUDGET, SeatView, strong_play
+from rules_core.strategy.shown import with_bidding
 from rules_core.trump import TrumpContext
 
 LINE = re.compile(
@@ -138,10 +141,17 @@ class Counted:
         return Habits(self.declare, self.bury)
 
     def declare(
-        self, rules: Rules, level: int, seat: int, received: tuple[int, ...], acts: tuple[Declaration, ...]
+        self,
+        rules: Rules,
+        level: int,
+        seat: int,
+        received: tuple[int, ...],
+        acts: tuple[Declaration, ...],
+        *,
+        dealer: int,
     ) -> tuple[int, ...]:
         self.asked += 1
-        cards = HABITS[self.name].declare(rules, level, seat, received, acts)
+        cards = HABITS[self.name].declare(rules, level, seat, received, acts, dealer=dealer)
         if cards:
             self.log.append(Declaration(seat, cards, hand_of(received)))
         return cards
@@ -272,6 +282,12 @@ class Recorder:
     inner: Player
     name: str = "strong"
     asked: list[tuple[TrumpContext, SeatView, int, tuple[int, ...]]] = field(default_factory=list)
+    bidding: tuple[SeatCards, ...] = ()
+
+    def hear_bidding(self, acts: tuple[SeatCards, ...]) -> None:
+        """Told what the game's bidding showed, as the inner player is."""
+        self.bidding = acts
+        self.inner.hear_bidding(acts)  # type: ignore[attr-defined]
 
     def __call__(self, ctx: TrumpContext, rules: Rules, view: SeatView, seed: int) -> tuple[int, ...]:
         play = self.inner(ctx, rules, view, seed)
@@ -292,9 +308,10 @@ def test_the_live_strong_player_plays_the_in_process_strong_players_cards(
             game = play_game(DEFAULT_RULES, spec, seats)  # every suggestion checked legal, the hand audited
             assert len(live.asked) == 2 * len(game.record.tricks)  # two seats play in every trick
             assert any(view.bottom for _, view, _, _ in live.asked) == ((spec.dealer - p_seats) % 2 == 0)
-            for ctx, view, given, play in live.asked:
+            for ctx, view, given, play in live.asked:  # the service is told the bidding, as local is
                 assert given == spec.seed
-                assert play == strong_play(ctx, DEFAULT_RULES, view, seed=given, budget=DEFAULT_BUDGET)
+                told = with_bidding(ctx, DEFAULT_RULES, view, live.bidding)
+                assert play == strong_play(ctx, DEFAULT_RULES, told, seed=given, budget=DEFAULT_BUDGET)
             seats = [local if (s - p_seats) % 2 == 0 else GreedyPlayer() for s in range(4)]
             assert play_game(DEFAULT_RULES, spec, seats) == game
 
@@ -371,3 +388,30 @@ def test_target_is_a_loopback_host_and_port(target: str, capsys: pytest.CaptureF
     with pytest.raises(SystemExit) as exited:
         main(["--target", target, "--deals", "1"])
     assert exited.value.code == 2 and "on this machine" in capsys.readouterr().err
+
+
+def test_points_by_phase_sum_to_each_deals_points_and_are_reported(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The phases (opening, middle, end game, last trick and dig) split every deal's delta exactly, and
+    the report prints their means after each pairing."""
+    result = run_pairing(DEFAULT_RULES, StrongPlayer(), OPPONENTS["careful"], 3, 5)
+    assert len(result.phase_deltas) == len(result.deltas) == 3
+    assert [sum(split) for split in result.phase_deltas] == list(result.deltas)
+    assert len(result.phase_means) == len(PHASES)
+    assert main(["--deals", "1", "--seed", "4", "--opponents", "careful", "--progress", "0"]) == 0
+    out = capsys.readouterr().out
+    assert any(line.startswith("  by phase of the hand (points/deal): opening ") for line in out.splitlines())
+
+
+def test_the_strong_player_is_told_what_the_bidding_showed() -> None:
+    """play_game tells every player that listens the game's acts; the strong player's views then pin them."""
+    for seed in range(40):
+        spec = make_deal(seed)
+        strong = StrongPlayer()
+        seats: list[Player] = [strong, CarefulPlayer(), strong, CarefulPlayer()]
+        game = play_game(DEFAULT_RULES, spec, seats)
+        if game.record.declarations:
+            assert strong.bidding == tuple((d.seat, d.cards) for d in game.record.declarations)
+            return
+    raise AssertionError("no deal of 40 had a declaration")

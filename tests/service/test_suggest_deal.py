@@ -42,7 +42,9 @@ def test_a_whole_deal_of_suggested_declarations_validates(stub: Stub, preset: st
             level=t.RANK_2,
             seat=seat,
             received=cards(received[seat]),
-            declarations=acts,
+            declarations=[  # the table's record, stripped of other seats' received cards (private)
+                act if act.seat == seat else pb.Declaration(seat=act.seat, cards=act.cards) for act in acts
+            ],
         )
         answer = stub.SuggestDeclaration(request, timeout=RPC_TIMEOUT)
         assert answer.policy == pb.DECLARATION_POLICY_STRONG and answer.reason.startswith("strong")
@@ -190,3 +192,58 @@ def test_calls_are_counted_like_every_rpc(live: Live, stub: Stub) -> None:
         assert handled == before[method] + 1
         presets = {"grpc_method": method, "preset": "rulebook-003"}
         assert live.registry.get_sample_value("tractor_rules_requests_by_preset_total", presets) == 1
+
+
+HEARTS_096 = "H2 SJ HA HK H9 H7 H5 S3 S4 S6 S8 SK C3 C5 C7 C9 CK CA D3 D4 D6 D8 D9 DQ DA"
+"""Hearts worth 0.96 of an average hand's trumps (tests/test_declaration_advice.py)."""
+
+
+def test_first_hand_and_dealer_reach_the_policy(stub: Stub) -> None:
+    """Unset ``first_hand`` with no dealer is a first hand (nothing worth showing here); a later hand
+    with seat 0 or its partner dealing shows H2 (the dealer's side picks the trump it defends, R10.7);
+    seat 1 dealing, nothing."""
+    body: dict[str, Any] = {"level": "RANK_2", "seat": 0, "received": names(HEARTS_096)}
+    assert not stub.SuggestDeclaration(message(pb.SuggestDeclarationRequest, body), timeout=RPC_TIMEOUT).cards
+    first = message(pb.SuggestDeclarationRequest, {**body, "first_hand": True})
+    assert not stub.SuggestDeclaration(first, timeout=RPC_TIMEOUT).cards
+    for dealer, shows in ((0, True), (2, True), (1, False), (3, False)):
+        request = message(pb.SuggestDeclarationRequest, {**body, "dealer": dealer})  # first_hand unset
+        answer = stub.SuggestDeclaration(request, timeout=RPC_TIMEOUT)
+        assert bool(answer.cards) is shows, dealer
+        explicit = message(pb.SuggestDeclarationRequest, {**body, "dealer": dealer, "first_hand": False})
+        assert stub.SuggestDeclaration(explicit, timeout=RPC_TIMEOUT) == answer
+        if shows:
+            check = pb.ValidateDeclarationRequest(
+                level=t.RANK_2,
+                declarations=[pb.Declaration(seat=0, cards=answer.cards, hand=request.received)],
+                first_hand=False,
+                dealer=dealer,
+            )
+            verdict = stub.ValidateDeclaration(check, timeout=RPC_TIMEOUT)
+            assert verdict.accepted and verdict.verdicts[-1].act == answer.act
+
+
+@pytest.mark.parametrize(
+    ("extra", "reason"),
+    [
+        ({"first_hand": True, "dealer": 1}, "INCONSISTENT"),
+        ({"first_hand": False}, "MISSING"),
+        ({"dealer": 6}, "OUT_OF_RANGE"),  # 0..3 at four seats, 0..5 at six (R14.1)
+    ],
+)
+@pytest.mark.parametrize("ruleset", [{"preset": "default"}, {"preset": "default", "decks": 3, "seats": 6}])
+def test_the_deal_context_is_validated_like_validate_declaration(
+    stub: Stub, extra: dict[str, Any], reason: str, ruleset: dict[str, Any]
+) -> None:
+    """A first hand names no dealer (R10.6), a later hand names one in range (R10.7): else the field."""
+    body = {"ruleset": ruleset, "level": "RANK_2", "seat": 0, "received": names("H3"), **extra}
+    code, violations = rejected(stub.SuggestDeclaration, message(pb.SuggestDeclarationRequest, body))
+    assert code is grpc.StatusCode.INVALID_ARGUMENT
+    assert violations[0] == ("dealer", reason)
+
+
+def test_a_six_seat_tables_dealer_may_be_seat_5(stub: Stub) -> None:
+    """R14.1: a later hand on six seats names a dealer 0..5."""
+    body = {"ruleset": {"preset": "default", "decks": 3, "seats": 6}, "level": "RANK_2", "seat": 0}
+    request = message(pb.SuggestDeclarationRequest, {**body, "received": names("H3"), "dealer": 5})
+    assert stub.SuggestDeclaration(request, timeout=RPC_TIMEOUT).policy == pb.DECLARATION_POLICY_STRONG
