@@ -223,7 +223,9 @@ def test_no_inference_from_an_act_not_made() -> None:
     overturn may still hold the level pair; layouts still give seat 2 both D2s when only seat 1 showed."""
     ctx = trump_context(2, Suit.H)
     text = "SA SK SQ SJack S10 S9 S8 S7 S6 S5 S4 S3 HA HK HQ HJ H10 H9 H8 H7 H6 H5 H4 H3 CA"
-    turn = check_turn(ctx, DEFAULT_RULES, seat=0, hand=parse_cards(text.split(" ")), trick_leader=None, trick_plays=())
+    turn = check_turn(
+        ctx, DEFAULT_RULES, seat=0, hand=parse_cards(text.split(" ")), trick_leader=None, trick_plays=()
+    )
     h2, d2 = parse_cards(["H2"])[0], parse_cards(["D2"])[0]
     view = seat_view(ctx, DEFAULT_RULES, turn, HandSoFar(dealer=0, declarations=((1, (h2,)),)), "hand_so_far")
     info = knowledge(ctx, DEFAULT_RULES, view)
