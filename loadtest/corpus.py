@@ -33,7 +33,9 @@ from typing import Any, Final
 
 from google.protobuf.message import Message
 
+from loadtest import table_corpus
 from loadtest.contract import CONTRACTS
+from loadtest.expect import play_expect, trick_expect, violation
 from loadtest.replay import CORPUS_DIR, Call, Script, corpus_path, write
 from rules_core.audit import HandRecord, audit_hand
 from rules_core.bidding import Bidding, Declaration, resolve_declarations
@@ -60,9 +62,9 @@ from rules_core.settlement import Settlement, Side, settle_hand
 from rules_core.strategy import DEFAULT_BUDGET
 from rules_core.taodou import CoinSettlement, settle_coins
 from rules_core.throw import check_lead
-from rules_core.trick import TrickResult, resolve_trick
+from rules_core.trick import resolve_trick
 from rules_core.trump import TRUMP, TrumpContext, trump_context
-from rules_core.verdicts import Illegal, Legal, Violation
+from rules_core.verdicts import Illegal, Legal
 from services.convert import cards_out
 from tractor.rules.v1 import rules_service_pb2 as pb
 from tractor.rules.v1 import types_pb2 as t
@@ -143,11 +145,6 @@ def rank(level: int) -> t.Rank.ValueType:
     return t.Rank.ValueType(level)
 
 
-def violation(reason: Violation) -> int:
-    """A rules_core violation as its ``Violation`` enum number."""
-    return int(t.Violation.Value("VIOLATION_" + reason.name))
-
-
 def side(value: Side | None) -> int:
     """A side as its ``Side`` enum number (0 for none)."""
     return 0 if value is None else int(t.Side.Value("SIDE_" + value.name))
@@ -161,34 +158,6 @@ def contract(bidding: Bidding) -> int:
 def seat_cards(hands: dict[int, Hand]) -> list[t.SeatCards]:
     """Hands by seat as ``SeatCards``."""
     return [t.SeatCards(seat=seat, cards=cards_out(faces_of(hand))) for seat, hand in sorted(hands.items())]
-
-
-def play_expect(verdict: Legal | Illegal) -> dict[str, Any]:
-    """What ValidatePlay must say about a verdict: legality, the violation, a throw's outcome."""
-    if isinstance(verdict, Illegal):
-        return {"legal": False, "violation": violation(verdict.reason)}
-    expect: dict[str, Any] = {"legal": True, "violation": 0}
-    if verdict.throw is not None:
-        succeeded = verdict.throw.succeeded
-        expect["throw_outcome.result"] = t.THROW_RESULT_SUCCEEDED if succeeded else t.THROW_RESULT_FAILED
-        expect["throw_outcome.led~"] = cards_out(verdict.throw.led)
-    return expect
-
-
-def trick_expect(result: TrickResult) -> dict[str, Any]:
-    """What ResolveTrick must say: winner, how it won, points, and the dig on the last trick."""
-    expect: dict[str, Any] = {
-        "legal": True,
-        "winner": result.winner,
-        "won_by": int(pb.Judgement.Value("JUDGEMENT_" + result.won_by.name)),
-        "trick_points": result.points,
-        "attacker_points": result.attacker_points,
-    }
-    if result.dig is not None:
-        expect["bottom_points"] = result.dig.bottom_points
-        expect["bottom_added"] = result.dig.added
-        expect["dig_multiplier"] = result.dig.multiplier or 0
-    return expect
 
 
 def settle_expect(settlement: Settlement, coins: CoinSettlement | None, prefix: str = "") -> dict[str, Any]:
@@ -907,7 +876,6 @@ def stress_scripts(count: int) -> list[Script]:
 def generate(directory: Path, *, hands: int = DEFAULT_HANDS, stress: int = DEFAULT_STRESS) -> dict[str, int]:
     """Write the corpus files into ``directory``; calls written per kind. The other table's kind
     (``friends``, ``hands`` hands) comes last, so the rulebooks' kinds are built exactly as before."""
-    from loadtest import table_corpus  # noqa: PLC0415 (it builds on this module's answer helpers)
 
     written = {}
     for kind in ("000", "003"):

@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
-from loadtest.corpus import play_expect, trick_expect
+from loadtest.expect import play_expect, trick_expect
 from loadtest.replay import Call, Script
 from rules_core.cards import NUM_FACES, POINTS, Suit, deal_sizes, hand_of
 from rules_core.follow import check_follow

@@ -211,14 +211,14 @@ def remove(hand: Hand, faces: Iterable[int]) -> Hand:
     return tuple(counts)
 
 
-def add(hand: Hand, faces: Iterable[int]) -> Hand:
-    """``hand`` plus ``faces``. Raises InvalidArgumentError past two copies."""
+def add(hand: Hand, faces: Iterable[int], decks: int = COPIES) -> Hand:
+    """``hand`` plus ``faces``. Raises InvalidArgumentError past D copies (two decks by default)."""
     counts = list(hand)
     for i, face in enumerate(faces):
         counts[face] += 1
-        if counts[face] > COPIES:
+        if counts[face] > decks:
             raise InvalidArgumentError(
-                f"[{i}]", Problem.TOO_MANY_COPIES, f"more than {COPIES} copies of {format_card(face)}"
+                f"[{i}]", Problem.TOO_MANY_COPIES, f"more than {decks} copies of {format_card(face)}"
             )
     return tuple(counts)
 

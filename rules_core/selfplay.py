@@ -16,22 +16,23 @@ from rules_core.audit import HandRecord, TrickRecord
 from rules_core.bidding import Declaration, resolve_declarations
 from rules_core.cards import (
     BOTTOM_SIZE,
-    FULL_DECK,
-    HAND_SIZE,
     NUM_FACES,
     PLAYERS,
     Hand,
     Suit,
     add,
+    deal_sizes,
     hand_of,
     remove,
 )
-from rules_core.follow import check_follow
+from rules_core.follow import follow_verdict
+from rules_core.friends import FriendCall, Play, Trick, final_score, replay_sides
 from rules_core.legal_plays import legal_plays
-from rules_core.rules import DEFAULT_RULES, Rules
+from rules_core.rules import DEFAULT_RULES, Partners, Rules
+from rules_core.shapes import decompose
 from rules_core.strategy import DEFAULT_BUDGET, SeatView, strong_play
 from rules_core.throw import check_lead
-from rules_core.trick import resolve_trick
+from rules_core.trick import resolve_trick, standing_of
 from rules_core.trump import TrumpContext, trump_context
 from rules_core.verdicts import Illegal, Legal
 
@@ -58,12 +59,15 @@ def strong_seat(seed: int, budget: int = DEFAULT_BUDGET) -> Chooser:
     return choose
 
 
-def deal(rng: random.Random) -> tuple[tuple[Hand, ...], tuple[int, ...]]:
-    """Shuffle two decks into four 25-card hands and an 8-card bottom (R1.6)."""
-    deck = [face for face in range(NUM_FACES) for _ in range(FULL_DECK[face])]
+def deal(
+    rng: random.Random, decks: int = 2, seats: int = PLAYERS
+) -> tuple[tuple[Hand, ...], tuple[int, ...]]:
+    """Shuffle D decks into N equal hands and the bottom (R1.6: four 25-card hands and 8 cards; R14.2)."""
+    size = deal_sizes(decks, seats)[0]
+    deck = [face for face in range(NUM_FACES) for _ in range(decks)]
     rng.shuffle(deck)
-    hands = tuple(hand_of(deck[i * HAND_SIZE : (i + 1) * HAND_SIZE]) for i in range(PLAYERS))
-    return hands, tuple(sorted(deck[PLAYERS * HAND_SIZE :]))
+    hands = tuple(hand_of(deck[i * size : (i + 1) * size], decks) for i in range(seats))
+    return hands, tuple(sorted(deck[seats * size :]))
 
 
 def declare(rng: random.Random, hands: tuple[Hand, ...], level: int, style: Style) -> tuple[Declaration, ...]:
@@ -168,22 +172,29 @@ def play_out(
     dealer: int,
     buried: tuple[int, ...],
     seats: Sequence[Seat],
-    names: Sequence[str] = ("seat 0", "seat 1", "seat 2", "seat 3"),
+    names: Sequence[str] = (),
+    calls: Sequence[FriendCall] = (),
 ) -> Played:
-    """The one game loop: the dealer leads (R4.1), ``seats[s]`` plays seat s with what it knows, every
-    play is checked (a failed throw leads its forced component, R4.7), the winner leads next (R7.4).
+    """The one game loop, on every table (R14, R15): the dealer leads (R4.1), ``seats[s]`` plays seat s
+    with what it knows, every play is checked (a failed throw leads its forced component, R4.7), the
+    winner leads next (R7.4). Under finding friends the dealer's ``calls`` decide the sides trick by trick
+    (R15.5-R15.8) and the final sides the score (R15.9).
 
-    Raises IllegalPlayError, naming the seat by ``names``, when a seat breaks a rule.
+    Raises IllegalPlayError, naming the seat by ``names`` (default "seat s"), when a seat breaks a rule.
     """
+    n = rules.seats
+    label = tuple(names) or tuple(f"seat {s}" for s in range(n))
     live = list(hands)
     history: list[tuple[int, tuple[tuple[int, ...], ...]]] = []
     tricks: list[TrickRecord] = []
+    record: list[Trick] = []  # R15.15: the tricks as the sides are replayed from them
+    friends = rules.partners is Partners.FRIENDS
     leader, score = dealer, 0
     while sum(live[leader]):
         plays: list[tuple[int, ...]] = []
         attempted: tuple[int, ...] = ()
-        for offset in range(PLAYERS):
-            seat = (leader + offset) % PLAYERS
+        for offset in range(n):
+            seat = (leader + offset) % n
             view = SeatView(
                 seat=seat,
                 hand=live[seat],
@@ -196,40 +207,64 @@ def play_out(
             )
             play = tuple(seats[seat](view))
             if offset == 0:
-                others = {s: live[s] for s in range(PLAYERS) if s != seat}
+                others = {s: live[s] for s in range(n) if s != seat}
                 verdict: Legal | Illegal = check_lead(ctx, rules, hand=live[seat], lead=play, others=others)
                 if isinstance(verdict, Illegal):
-                    raise IllegalPlayError(f"{names[seat]} led illegally: {verdict.message}")
+                    raise IllegalPlayError(f"{label[seat]} led illegally: {verdict.message}")
                 if verdict.throw is not None:  # a throw is led as the engine lays it out
                     if not verdict.throw.succeeded:
                         attempted = play  # R4.7: only the forced component is led
                     play = tuple(verdict.throw.led)
+                led = verdict.play if verdict.throw is None else decompose(ctx, play)
             else:
-                verdict = check_follow(ctx, hand=live[seat], lead=plays[0], play=play)
+                verdict = follow_verdict(
+                    ctx, rules, hand=live[seat], led=led, play=play, shape=decompose(ctx, play)
+                )
                 if isinstance(verdict, Illegal):
-                    raise IllegalPlayError(f"{names[seat]} followed illegally: {verdict.message}")
+                    raise IllegalPlayError(f"{label[seat]} followed illegally: {verdict.message}")
             plays.append(play)
         for offset, play in enumerate(plays):
-            live[(leader + offset) % PLAYERS] = remove(live[(leader + offset) % PLAYERS], play)
+            live[(leader + offset) % n] = remove(live[(leader + offset) % n], play)
         last = not any(sum(h) for h in live)
-        result = resolve_trick(
-            ctx, rules, leader=leader, plays=plays, dealer=dealer, last=last, bottom=buried
-        )
-        score += result.attacker_points
+        if friends:  # R15.8: who attacks after this trick, its own copies of the calls included
+            winner = (leader + standing_of(ctx, rules, plays).best) % n
+            record.append(Trick(tuple(Play((leader + i) % n, p) for i, p in enumerate(plays)), winner))
+            sides = replay_sides(rules, ctx, dealer, calls, record)[-1]
+            attackers = frozenset(range(n)) - sides.dealer_side
+            result = resolve_trick(
+                ctx,
+                rules,
+                leader=leader,
+                plays=plays,
+                dealer=dealer,
+                last=last,
+                bottom=buried,
+                attackers=attackers,
+            )
+            score = final_score(
+                sides, record, result.dig.added if result.dig else 0
+            )  # R15.9: the final sides
+        else:
+            result = resolve_trick(
+                ctx, rules, leader=leader, plays=plays, dealer=dealer, last=last, bottom=buried
+            )
+            score += result.attacker_points
         tricks.append(TrickRecord(tuple(plays), attempted))
         history.append((leader, tuple(plays)))
         leader = result.winner
     return Played(tuple(tricks), score)
 
 
-def random_seat(ctx: TrumpContext, rng: random.Random, style: Style) -> Seat:
-    """A seat that plays uniformly random legal plays from ``rng`` (a leader tries a throw at
-    ``style.throw_rate``)."""
+def random_seat(ctx: TrumpContext, rng: random.Random, style: Style, decks: int = 2) -> Seat:
+    """A seat that plays uniformly random legal plays from ``rng`` on a table of ``decks`` decks (a leader
+    tries a throw at ``style.throw_rate``)."""
 
     def choose(view: SeatView) -> tuple[int, ...]:
         if view.plays:
-            return rng.choice(legal_plays(ctx, hand=view.hand, lead=view.plays[0], limit=40).plays)
-        leads = legal_plays(ctx, hand=view.hand, limit=200).plays
+            return rng.choice(
+                legal_plays(ctx, hand=view.hand, lead=view.plays[0], limit=40, decks=decks).plays
+            )
+        leads = legal_plays(ctx, hand=view.hand, limit=200, decks=decks).plays
         throws = [lead for lead in leads if len(lead) > 2 and len(set(lead)) > 1]
         simple = [lead for lead in leads if lead not in throws]
         pool = throws if throws and rng.random() < style.throw_rate else simple or leads
