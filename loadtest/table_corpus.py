@@ -33,8 +33,10 @@ from rules_core.friends import CallState, FriendCall, call_count, check_calls
 from rules_core.kitty import validate_bury
 from rules_core.legal_plays import legal_plays
 from rules_core.rules import PRESETS, Partners
+from rules_core.selfplay import Seat, play_out
 from rules_core.settlement import FailedThrow
 from rules_core.shapes import decompose
+from rules_core.strategy import SeatView
 from rules_core.table_turn import settle_table_hand
 from rules_core.trick import RecordedTrick, judge_trick
 from rules_core.trump import TRUMP, TrumpContext, trump_context
@@ -244,11 +246,14 @@ def validate(
     return Call("ValidatePlay", _bytes(request), play_expect(verdict)), verdict
 
 
-def trick(hand: _Hand, leader: int) -> int:
-    """One trick: the lead, the follows (some tried illegally first), ResolveTrick; the winner."""
-    plays: list[tuple[int, list[int]]] = []
-    for i in range(SEATS):
-        seat = (leader + i) % SEATS
+def _seat(hand: _Hand, seat: int) -> Seat:
+    """The corpus's player at ``seat`` for :func:`rules_core.selfplay.play_out`: it scripts its ValidatePlay
+    calls (some follows tried illegally first) and, leading a new trick, the last trick's ResolveTrick."""
+
+    def choose(view: SeatView) -> tuple[int, ...]:
+        if not view.plays:
+            _finish(hand, view.tricks)
+        plays = [((view.leader + i) % SEATS, list(cards)) for i, cards in enumerate(view.plays)]
         if plays and hand.rng.random() < ILLEGAL_FOLLOW_RATE:
             attempt = _illegal_attempt(hand, seat, plays[0][1])
             if attempt is not None:
@@ -259,14 +264,21 @@ def trick(hand: _Hand, leader: int) -> int:
         call, verdict = validate(hand, seat, plays, cards)
         assert isinstance(verdict, Legal), call.expect
         hand.calls.append(call)
-        if verdict.throw is not None and not verdict.throw.succeeded:  # R4.7: the forced part is led
+        if verdict.throw is not None and not verdict.throw.succeeded:  # R4.7: play_out leads the forced part
             hand.failed.append(FailedThrow(seat, len(cards)))
-            hand.attempts[len(hand.record)] = cards
-            cards = list(verdict.throw.led)
-        plays.append((seat, cards))
-    for seat, cards in plays:
-        hand.hands[seat] = sorted((Counter(hand.hands[seat]) - Counter(cards)).elements())
-    return resolve(hand, leader, plays)
+            hand.attempts[len(view.tricks)] = cards
+        return tuple(cards)
+
+    return choose
+
+
+def _finish(hand: _Hand, tricks: Sequence[tuple[int, Sequence[Sequence[int]]]]) -> None:
+    """Every trick play_out has finished but the record has not: its plays leave the hands, ResolveTrick."""
+    for leader, cards in tricks[len(hand.record) :]:
+        plays = [((leader + i) % SEATS, list(play)) for i, play in enumerate(cards)]
+        for seat, play in plays:
+            hand.hands[seat] = sorted((Counter(hand.hands[seat]) - Counter(play)).elements())
+        resolve(hand, leader, plays)
 
 
 def resolve(hand: _Hand, leader: int, plays: Sequence[tuple[int, list[int]]]) -> int:
@@ -364,9 +376,19 @@ def hand_script(seed: int) -> Script:
     hand = deal(seed)
     bury(hand)
     call_friends(hand)
-    leader = hand.dealer  # R15.15: the dealer leads the first trick
-    while hand.hands[leader]:
-        leader = trick(hand, leader)
+    seats = [_seat(hand, seat) for seat in range(SEATS)]
+    held = [hand_of(cards, DECKS) for cards in hand.hands]
+    played = play_out(  # R15.15: the dealer leads the first trick; the one game loop plays the rest
+        hand.ctx,
+        RULES,
+        held,
+        dealer=hand.dealer,
+        buried=tuple(hand.bottom),
+        seats=seats,
+        calls=hand.friend_calls,
+    )
+    leaders = [hand.dealer, *(winner for _, winner in hand.record if winner is not None)]
+    _finish(hand, [(leader, trick.plays) for leader, trick in zip(leaders, played.tricks, strict=True)])
     settle(hand, hand.dig)
     return Script(f"{KIND}/seed-{seed}", tuple(hand.calls))
 
