@@ -86,6 +86,15 @@ def port() -> Iterator[int]:
         server.stop(None).wait(10)
 
 
+SECTIONS: Final = ["Install", "First call", "Errors", "Batching", "Cards", "Deadlines and retries", "Versions"]
+
+
+def test_both_readmes_hold_the_same_sections_in_the_same_order() -> None:
+    for language in ("python", "ts"):
+        text = SOURCES[language][0].read_text(encoding="utf-8")
+        assert re.findall(r"^## (.+)$", text, re.MULTILINE) == SECTIONS, language
+
+
 def test_the_sources_hold_examples() -> None:
     python, ts = blocks("python"), blocks("ts")
     assert len(python) >= 8 and len(ts) >= 6
