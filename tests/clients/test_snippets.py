@@ -86,7 +86,15 @@ def port() -> Iterator[int]:
         server.stop(None).wait(10)
 
 
-SECTIONS: Final = ["Install", "First call", "Errors", "Batching", "Cards", "Deadlines and retries", "Versions"]
+SECTIONS: Final = [
+    "Install",
+    "First call",
+    "Errors",
+    "Batching",
+    "Cards",
+    "Deadlines and retries",
+    "Versions",
+]
 
 
 def test_both_readmes_hold_the_same_sections_in_the_same_order() -> None:
