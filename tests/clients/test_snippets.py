@@ -6,7 +6,9 @@ venv with ``tractor-rules-client[typing]``, then each one against a live server 
 block prints must be what its comments show: ``print(...)  # shown`` and ``console.log(...); // shown``,
 a shown line ending in ``...`` being a prefix.
 
-The root README's Python example is checked here with mypy too (``tests/service/test_readme.py`` runs it).
+The root README's Python example is checked here with mypy too (``tests/service/test_readme.py`` runs it),
+and ``tests/node/usage.ts`` (the typed surface, with the mistakes the types must reject) compiles beside
+the TypeScript examples.
 """
 
 from __future__ import annotations
@@ -115,6 +117,8 @@ def test_every_typescript_example_compiles_and_runs(kind: str, port: int, tmp_pa
     examples = blocks("ts")
     for index, (_, code) in enumerate(examples):
         (folder / f"example{index:02}.ts").write_text(aimed(code, port), encoding="utf-8")
+    # the typed surface beside them: its `@ts-expect-error` lines fail the build if the mistakes compile
+    (folder / "usage.ts").write_bytes((ROOT / "tests" / "node" / "usage.ts").read_bytes())
     compiled = tsproject.tsc(folder)
     assert compiled.returncode == 0, f"tsc {tsproject.versions(kind)}:\n{compiled.stdout}{compiled.stderr}"
     for index, (where, code) in enumerate(examples):
