@@ -89,6 +89,7 @@ def tarball() -> Path:
             raise AssertionError("the npm package needs its tools: run `make node-deps`")
         run("npm", "pack", "--pack-destination", out, *NPM_QUIET, cwd=PACKAGE)
 
+    # the lock of cached("npm-pack", ...) is the one tests/service/node_client.py packs under
     (found,) = cached("npm-pack", digest(*sources), pack).glob("*.tgz")
     return found
 
