@@ -17,58 +17,27 @@ from __future__ import annotations
 
 import itertools
 import json
-import socket
 import subprocess
 import threading
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Final
 
 import grpc
 import pytest
 import tsproject
-from prometheus_client import CollectorRegistry
+from servers import Scripted, generic_server, refusing_port, rules_server, scripted_server
 
 from loadtest.server import ROOT
-from services.config import ServerConfig
-from services.server import create_server
 from tests.contract import canonicalize
 from tractor.rules.client import cards
 from tractor.rules.v1 import rules_service_pb2 as pb
 from tractor.rules.v1 import rules_service_pb2_grpc, types_pb2
 
 NODE_DIR: Final = ROOT / "tests" / "node"
-SERVICE: Final = "tractor.rules.v1.RulesService"
 TIMEOUT: Final = 120.0
 HELD_SEAT: Final = 3
 """A ValidatePlays batch whose first item has this seat is held by the proxy until its deadline."""
-
-
-@contextmanager
-def rules_server(port: int = 0) -> Iterator[int]:
-    """The rules server on 127.0.0.1 (in process); its port."""
-    config = ServerConfig(address="127.0.0.1", port=port, threads=4)
-    server, bound = create_server(config, registry=CollectorRegistry())
-    server.start()
-    try:
-        yield bound
-    finally:
-        server.stop(None).wait(10)
-
-
-@contextmanager
-def generic_server(handlers: dict[str, grpc.RpcMethodHandler]) -> Iterator[int]:
-    """A gRPC server on 127.0.0.1:0 with ``handlers`` for RulesService methods; its port."""
-    server = grpc.server(ThreadPoolExecutor(max_workers=16))
-    server.add_generic_rpc_handlers([grpc.method_handlers_generic_handler(SERVICE, handlers)])
-    port = server.add_insecure_port("127.0.0.1:0")
-    server.start()
-    try:
-        yield port
-    finally:
-        server.stop(None).wait(10)
 
 
 @pytest.fixture(scope="module")
@@ -95,17 +64,6 @@ def node(project: Path, *args: str) -> dict[str, Any]:
     assert result.returncode == 0, result.stdout + result.stderr
     report: dict[str, Any] = json.loads(result.stdout.splitlines()[-1])
     return report
-
-
-@contextmanager
-def refusing_port() -> Iterator[tuple[socket.socket, int]]:
-    """A loopback port bound but not listening (connections are refused, nobody else can take it)."""
-    sock = socket.socket()
-    try:
-        sock.bind(("127.0.0.1", 0))
-        yield sock, sock.getsockname()[1]
-    finally:
-        sock.close()
 
 
 # -------------------------------------------------------------------------------------------------
@@ -147,56 +105,9 @@ def test_a_call_to_a_port_that_never_opens_ends_at_its_deadline(project: Path) -
 # retries
 
 
-class Scripted:
-    """ValidatePlay answered by the request's seat, every attempt counted (and its
-    ``grpc-previous-rpc-attempts``)."""
-
-    FAILURES: Final = {
-        1: (grpc.StatusCode.UNAVAILABLE, 2),  # fails twice, then answers
-        2: (grpc.StatusCode.UNAVAILABLE, 99),
-        3: (grpc.StatusCode.CANCELLED, 1),
-        4: (grpc.StatusCode.INVALID_ARGUMENT, 99),
-        5: (grpc.StatusCode.RESOURCE_EXHAUSTED, 99),
-        6: (grpc.StatusCode.INTERNAL, 99),
-    }
-
-    def __init__(self) -> None:
-        self.attempts: dict[int, list[str | None]] = {}
-        self.holding = threading.Event()
-        self.lock = threading.Lock()
-
-    def validate_play(
-        self, request: pb.ValidatePlayRequest, context: grpc.ServicerContext
-    ) -> pb.ValidatePlayResponse:
-        seat = request.seat
-        if seat == 9:  # is a seat-8 call held now?
-            return pb.ValidatePlayResponse(legal=self.holding.is_set())
-        with self.lock:
-            previous = dict(context.invocation_metadata()).get("grpc-previous-rpc-attempts")
-            self.attempts.setdefault(seat, []).append(previous)
-            count = len(self.attempts[seat])
-        if seat in self.FAILURES:
-            code, times = self.FAILURES[seat]
-            if count <= times:
-                context.abort(code, f"scripted {code.name}")
-        if seat in (7, 8):  # held until the caller gives up
-            ended = threading.Event()
-            context.add_callback(ended.set)
-            if seat == 8:
-                self.holding.set()
-            ended.wait(TIMEOUT)
-            context.abort(grpc.StatusCode.INTERNAL, "held")
-        return pb.ValidatePlayResponse(legal=True)
-
-
 def test_the_channel_retries_unavailable_and_cancelled_and_nothing_else(project: Path) -> None:
     scripted = Scripted()
-    method = grpc.unary_unary_rpc_method_handler(
-        scripted.validate_play,
-        request_deserializer=pb.ValidatePlayRequest.FromString,
-        response_serializer=pb.ValidatePlayResponse.SerializeToString,
-    )
-    with generic_server({"ValidatePlay": method}) as port:
+    with scripted_server(scripted) as port:
         report = node(project, "retries.mjs", f"127.0.0.1:{port}")
     attempts = scripted.attempts
     assert report["unavailableTwice"] == {"legal": True}
