@@ -13,9 +13,9 @@ the TypeScript examples.
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Final
@@ -24,11 +24,9 @@ import clientdist
 import pytest
 import tsproject
 from clientdist import CACHE, clean_env
-from prometheus_client import CollectorRegistry
+from servers import rules_server
 
 from loadtest.server import ROOT
-from services.config import ServerConfig
-from services.server import create_server
 
 SOURCES: Final = {
     "python": [ROOT / "clients/python/README.md", ROOT / "docs/clients.md", ROOT / "README.md"],
@@ -78,14 +76,8 @@ def check_output(where: str, out: str, expected: list[str]) -> None:
 @pytest.fixture(scope="module")
 def port() -> Iterator[int]:
     """The rules server on 127.0.0.1:0 (in process), for every block of the module."""
-    server, bound = create_server(
-        ServerConfig(address="127.0.0.1", port=0, threads=4), registry=CollectorRegistry()
-    )
-    server.start()
-    try:
+    with rules_server() as bound:
         yield bound
-    finally:
-        server.stop(None).wait(10)
 
 
 SECTIONS: Final = [
@@ -140,9 +132,7 @@ def test_every_python_example_passes_mypy_strict_and_runs(kind: str, port: int, 
     examples = blocks("python")
     for index, (_, code) in enumerate(examples):
         (tmp_path / f"example{index:02}.py").write_text(aimed(code, port), encoding="utf-8")
-    mypy = Path(os.environ.get("VIRTUAL_ENV", ROOT / ".venv")) / "bin" / "mypy"
-    if not mypy.exists():
-        mypy = ROOT / ".venv" / "bin" / "mypy"
+    mypy = Path(sys.executable).parent / "mypy"  # the dev group's, checking against the venv's packages
     cache = CACHE / f"mypy-{python.parents[1].name}"
     args = ["--strict", "--python-executable", str(python), "--cache-dir", str(cache), "--no-color-output"]
     checked = subprocess.run(
