@@ -216,12 +216,16 @@ def venv(kind: str) -> Path:
 
 
 def make_venv(wheel: Path, exact: list[str]) -> Callable[[Path], None]:
-    """A maker of a venv with ``wheel`` (and its typing extra) installed at the ``exact`` versions."""
+    """A maker of a venv with ``wheel`` (and its typing extra) installed under a constraints file that
+    pins ``exact``, as a backend with pinned runtimes installs it (``pip install -c``)."""
 
     def make(folder: Path) -> None:
         run(sys.executable, "-m", "venv", "--without-pip", folder)
         python = folder / "bin" / "python"
-        pip(python, "install", "-q", "--only-binary", BINARY_ONLY, f"{wheel}[{EXTRA}]", *exact)
+        constraints = folder / "constraints.txt"
+        constraints.write_text("".join(f"{pin}\n" for pin in exact), encoding="utf-8")
+        args = ["install", "-q", "--only-binary", BINARY_ONLY, "-c", str(constraints), f"{wheel}[{EXTRA}]"]
+        pip(python, *args)
         pip(python, "check")
 
     return make
