@@ -193,13 +193,13 @@ def test_a_malformed_request_fails_its_caller_alone_as_the_unary_call_would(
 def test_a_window_of_max_items_is_sent_at_once(live: Live) -> None:
     before = batch_calls(live)
     with PlayBatcher(live.channel, max_items=4, max_wait=1.0) as batcher:
-        started = time.monotonic()
+        # past what the knobs admit, and far past the callers' deadlines: had the full window waited for
+        # its time, every caller would get DEADLINE_EXCEEDED (no duration is read, however slow the host)
+        batcher.max_wait = 3600.0
         results = concurrently(
             [partial(batcher.validate_play, request, timeout=RPC_TIMEOUT) for request in corpus()[:4]]
         )
-        elapsed = time.monotonic() - started
-    assert all(isinstance(result, pb.ValidatePlayResponse) for result in results)
-    assert elapsed < 0.8, elapsed  # less than max_wait (1 s)
+    assert all(isinstance(result, pb.ValidatePlayResponse) for result in results), results
     assert batch_calls(live) - before == 1
 
 
