@@ -29,7 +29,6 @@ from email.message import Message
 from pathlib import Path
 from typing import Final
 
-import pytest
 from packaging.requirements import Requirement
 
 from loadtest.server import ROOT
@@ -136,22 +135,6 @@ def cached(name: str, key: str, make: Callable[[Path], None]) -> Path:
         if not (folder / ".done").exists():
             for stale in CACHE.glob(f"{name}-*"):
                 shutil.rmtree(stale, ignore_errors=True)
-            folder.mkdir()
-            make(folder)
-            (folder / ".done").touch()
-    return folder
-
-
-def shared(factory: pytest.TempPathFactory, name: str, make: Callable[[Path], None]) -> Path:
-    """The folder ``name`` of this test run, filled by ``make`` in the first worker that asks for it."""
-    base = factory.getbasetemp()
-    if os.environ.get("PYTEST_XDIST_WORKER"):
-        base = base.parent  # the run's folder, above each worker's own
-    folder = base / name
-    with (base / f"{name}.lock").open("w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if not (folder / ".done").exists():
-            shutil.rmtree(folder, ignore_errors=True)
             folder.mkdir()
             make(folder)
             (folder / ".done").touch()
