@@ -2,8 +2,10 @@
 (``build``), what they hold and declare, and fresh venvs with the wheel on the lowest or the newest
 dependencies its ranges admit (``make_venv``).
 
-What a test run builds is shared by its pytest-xdist workers (``shared``: a file lock in the run's
-temporary folder), since several tests use each build and venv. No conftest here: a ``conftest``
+What a test run builds is shared by its pytest-xdist workers and kept for the next run (``cached``: a
+folder under ``build/clients/`` named by a hash of what made it, the client's sources and the exact
+versions installed, behind a file lock), since several tests use each build and venv and a rerun with
+nothing changed needs none of them again. No conftest here: a ``conftest``
 module in this folder, collected for doctests before ``tests/conftest.py``, would take its name.
 """
 
@@ -11,6 +13,9 @@ from __future__ import annotations
 
 import email.parser
 import fcntl
+import functools
+import hashlib
+import json
 import os
 import shutil
 import subprocess
@@ -24,7 +29,6 @@ from email.message import Message
 from pathlib import Path
 from typing import Final
 
-import pytest
 from packaging.requirements import Requirement
 
 from loadtest.server import ROOT
@@ -33,7 +37,10 @@ CLIENT: Final = ROOT / "clients" / "python"
 SUBPROCESS_TIMEOUT: Final = 300.0
 COPIED: Final = ("pyproject.toml", "README.md", "tractor")
 """What the build sees of ``clients/python``: no egg-info or build/ left by an editable install."""
+CACHE: Final = ROOT / "build" / "clients"
 KINDS: Final = ("lowest", "newest")
+EXTRA: Final = "typing"
+"""The client's extra for a typed setup (types-grpcio, types-protobuf): every venv here installs it."""
 BINARY_ONLY: Final = "grpcio,protobuf"
 """Never compile these from source: a missing wheel fails fast rather than building for minutes."""
 
@@ -85,30 +92,49 @@ def metadata(wheel: Path) -> Message:
         return email.parser.Parser().parsestr(archive.read(name).decode("utf-8"))
 
 
-def requirements(wheel: Path) -> list[Requirement]:
-    """The wheel's ``Requires-Dist``."""
-    return [Requirement(line) for line in metadata(wheel).get_all("Requires-Dist") or []]
+def requirements(wheel: Path, extra: str | None = None) -> list[Requirement]:
+    """The wheel's ``Requires-Dist``: the runtime dependencies, or those of ``extra`` alone."""
+    found = [Requirement(line) for line in metadata(wheel).get_all("Requires-Dist") or []]
+    if extra is None:
+        return [requirement for requirement in found if requirement.marker is None]
+    return [r for r in found if r.marker is not None and r.marker.evaluate({"extra": extra})]
 
 
-def lowest(wheel: Path) -> list[str]:
-    """Each dependency pinned to the lower bound of its range (``grpcio>=1.63.0,<2`` -> ``==1.63.0``)."""
+def lowest(wheel: Path, extra: str | None = None) -> list[str]:
+    """Each dependency (of ``extra`` when given) pinned to the lower bound of its range
+    (``grpcio>=1.63.0,<2`` -> ``==1.63.0``)."""
     pins = []
-    for requirement in requirements(wheel):
+    for requirement in requirements(wheel, extra):
         (bound,) = (spec.version for spec in requirement.specifier if spec.operator == ">=")
         pins.append(f"{requirement.name}=={bound}")
     return pins
 
 
-def shared(factory: pytest.TempPathFactory, name: str, make: Callable[[Path], None]) -> Path:
-    """The folder ``name`` of this test run, filled by ``make`` in the first worker that asks for it."""
-    base = factory.getbasetemp()
-    if os.environ.get("PYTEST_XDIST_WORKER"):
-        base = base.parent  # the run's folder, above each worker's own
-    folder = base / name
-    with (base / f"{name}.lock").open("w") as lock:
+def digest(*parts: object) -> str:
+    """A short hash of ``parts`` (paths by their bytes, folders by every file in them, the rest by repr)."""
+    sha = hashlib.sha256()
+    for part in parts:
+        if isinstance(part, Path):
+            files = sorted(p for p in part.rglob("*") if p.is_file()) if part.is_dir() else [part]
+            for path in files:
+                if "__pycache__" in path.parts or ".egg-info" in str(path):
+                    continue
+                sha.update(path.relative_to(ROOT).as_posix().encode() + b"\0" + path.read_bytes())
+        else:
+            sha.update(repr(part).encode())
+    return sha.hexdigest()[:16]
+
+
+def cached(name: str, key: str, make: Callable[[Path], None]) -> Path:
+    """``build/clients/NAME-KEY``, made by ``make`` unless a run made it already (a file lock keeps
+    parallel workers and runs from making it twice); older folders of the same name are removed."""
+    CACHE.mkdir(parents=True, exist_ok=True)
+    folder = CACHE / f"{name}-{key}"
+    with (CACHE / f"{name}.lock").open("w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not (folder / ".done").exists():
-            shutil.rmtree(folder, ignore_errors=True)
+            for stale in CACHE.glob(f"{name}-*"):
+                shutil.rmtree(stale, ignore_errors=True)
             folder.mkdir()
             make(folder)
             (folder / ".done").touch()
@@ -136,14 +162,53 @@ def pip(python: Path, *args: str) -> str:
     return run(sys.executable, "-m", "pip", "--python", python, *args)
 
 
-def make_venv(wheel: Path, kind: str) -> Callable[[Path], None]:
-    """A maker of a venv with ``wheel`` installed on the ``kind`` end of its ranges."""
+@functools.cache
+def sources() -> str:
+    """The hash of what the client's wheel is built from."""
+    return digest(*(CLIENT / name for name in COPIED))
+
+
+def dists() -> Dists:
+    """The wheel and sdist of the client's current sources (built once, then cached)."""
+    out = cached("dists", sources(), build)
+    (wheel,) = out.glob("*.whl")
+    (sdist,) = out.glob("*.tar.gz")
+    return Dists(wheel, sdist)
+
+
+def pins(wheel: Path, kind: str) -> list[str]:
+    """What the ``kind`` venv installs beside ``wheel[typing]``: every range at its lower bound, or the
+    newest releases the ranges admit (resolved now by pip, without installing)."""
+    if kind == "lowest":
+        return lowest(wheel) + lowest(wheel, EXTRA)
+    args = ["install", "--dry-run", "--ignore-installed", "-q", "--report", "-", "--only-binary", BINARY_ONLY]
+    report = json.loads(run(sys.executable, "-m", "pip", *args, f"{wheel}[{EXTRA}]"))
+    found = (item["metadata"] for item in report["install"])
+    client = "tractor-rules-client"
+    return sorted(f"{meta['name']}=={meta['version']}" for meta in found if meta["name"] != client)
+
+
+@functools.cache
+def venv(kind: str) -> Path:
+    """The python of a venv with the client's wheel and its typing extra on the ``kind`` end of the
+    ranges, cached by the client's sources and the exact versions."""
+    assert kind in KINDS
+    wheel = dists().wheel
+    exact = pins(wheel, kind)
+    return cached(f"venv-{kind}", digest(sources(), exact), make_venv(wheel, exact)) / "bin" / "python"
+
+
+def make_venv(wheel: Path, exact: list[str]) -> Callable[[Path], None]:
+    """A maker of a venv with ``wheel`` (and its typing extra) installed under a constraints file that
+    pins ``exact``, as a backend with pinned runtimes installs it (``pip install -c``)."""
 
     def make(folder: Path) -> None:
         run(sys.executable, "-m", "venv", "--without-pip", folder)
         python = folder / "bin" / "python"
-        pins = lowest(wheel) if kind == "lowest" else []
-        pip(python, "install", "-q", "--only-binary", BINARY_ONLY, str(wheel), *pins)
+        constraints = folder / "constraints.txt"
+        constraints.write_text("".join(f"{pin}\n" for pin in exact), encoding="utf-8")
+        args = ["install", "-q", "--only-binary", BINARY_ONLY, "-c", str(constraints), f"{wheel}[{EXTRA}]"]
+        pip(python, *args)
         pip(python, "check")
 
     return make

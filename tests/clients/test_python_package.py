@@ -16,20 +16,18 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, Final
 
+import clientdist
 import pytest
 from clientdist import (
     CLIENT,
-    KINDS,
+    EXTRA,
     Dists,
-    build,
     clean_env,
     lowest,
-    make_venv,
     metadata,
     requirements,
     run,
     sdist_names,
-    shared,
     wheel_names,
 )
 from packaging.requirements import Requirement
@@ -46,23 +44,15 @@ README_ADDRESS: Final = "localhost:50051"
 
 
 @pytest.fixture(scope="session")
-def dists(tmp_path_factory: pytest.TempPathFactory) -> Dists:
-    """The client's wheel and sdist, built once per run."""
-    out = shared(tmp_path_factory, "client-dists", build)
-    (wheel,) = out.glob("*.whl")
-    (sdist,) = out.glob("*.tar.gz")
-    return Dists(wheel, sdist)
+def dists() -> Dists:
+    """The client's wheel and sdist (built once for its sources, kept under build/clients)."""
+    return clientdist.dists()
 
 
 @pytest.fixture(scope="session")
-def client_venv(tmp_path_factory: pytest.TempPathFactory, dists: Dists) -> Callable[[str], Path]:
-    """The python of the ``lowest`` or ``newest`` venv (made once per run)."""
-
-    def python(kind: str) -> Path:
-        assert kind in KINDS
-        return shared(tmp_path_factory, f"client-venv-{kind}", make_venv(dists.wheel, kind)) / "bin/python"
-
-    return python
+def client_venv() -> Callable[[str], Path]:
+    """The python of the ``lowest`` or ``newest`` venv (made once for its versions, kept)."""
+    return clientdist.venv
 
 
 @pytest.fixture(scope="module")
@@ -113,7 +103,10 @@ def test_metadata_declares_ranges_not_pins(dists: Dists) -> None:
     assert meta.get_payload() == (CLIENT / "README.md").read_text(encoding="utf-8")
     declared = requirements(dists.wheel)
     assert {requirement.name for requirement in declared} == DEPENDENCIES
-    for requirement in declared:
+    typing = requirements(dists.wheel, EXTRA)
+    assert {requirement.name for requirement in typing} == {"types-grpcio", "types-protobuf"}
+    assert meta.get_all("Provides-Extra") == [EXTRA]
+    for requirement in [*declared, *typing]:
         operators = sorted(spec.operator for spec in requirement.specifier)
         assert operators == ["<", ">="], f"{requirement}: a range, lower and upper bound"
 

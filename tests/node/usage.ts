@@ -3,17 +3,22 @@
 // README's example, and mistakes the types must reject (each `@ts-expect-error` fails the build when
 // the line below it compiles).
 
-import { create } from "@bufbuild/protobuf";
+import { create, toJson } from "@bufbuild/protobuf";
+import type { JsonValue } from "@bufbuild/protobuf";
 import {
   Card,
   Contract,
+  PlayBatcher,
   Rank,
   RulesError,
   RulesService,
   ValidatePlayRequestSchema,
+  cards,
   createClient,
+  registry,
 } from "@tractor-rules/client";
-import type { SettleHandResponse, ValidatePlayResponse } from "@tractor-rules/client";
+import type { SeatCards, SettleHandResponse, ValidatePlayResponse } from "@tractor-rules/client";
+import { StatusSchema } from "@tractor-rules/client/google/rpc";
 import type { Status } from "@tractor-rules/client/google/rpc";
 
 export async function usage(target: string): Promise<void> {
@@ -37,6 +42,19 @@ export async function usage(target: string): Promise<void> {
     console.log(legal, same.legal, message.legal);
     // @ts-expect-error a field the request does not have
     await rules.validatePlay({ handd: [] });
+    // @ts-expect-error a bare number is no Card (the READMEs send one with a cast, `77 as Card`)
+    await rules.validatePlay({ hand: [Card.SA, 77] });
+    await rules.validatePlay({ hand: [Card.SA, 77 as Card] }, { waitForReady: false });
+    const batcher = new PlayBatcher(rules, { maxItems: 10, maxWaitMs: 5 });
+    const batched: ValidatePlayResponse = await batcher.validatePlay({ hand: cards.cards("SA") }, { timeoutMs: 100 });
+    // @ts-expect-error the batcher takes ValidatePlay requests only
+    await batcher.validatePlay({ plays: [] });
+    await batcher.close();
+    const hand: Card[] = cards.cards("SK SQ");
+    const names: string[] = cards.names(hand);
+    const play: SeatCards = cards.seatCards(1, "S3 S3");
+    const team: [number, number] = cards.team(cards.partner(1));
+    console.log(batched.legal, names, play.seat, team);
     // @ts-expect-error settleHand answers a SettleHandResponse
     const wrong: ValidatePlayResponse = await rules.settleHand({});
     const settled: SettleHandResponse = await rules.settleHand({});
@@ -44,6 +62,8 @@ export async function usage(target: string): Promise<void> {
   } catch (error) {
     if (!(error instanceof RulesError)) throw error;
     const status: Status | undefined = error.status;
+    const printed: JsonValue = status ? toJson(StatusSchema, status, { registry }) : null;
+    console.log(printed);
     const code: number = error.code;
     const fields: string[] = error.fieldViolations.map((violation) => violation.field);
     const reason: string = error.reason;

@@ -13,6 +13,7 @@ By hand: ``.venv/bin/python tests/service/node_client.py OUT`` builds the projec
 from __future__ import annotations
 
 import base64
+import fcntl
 import hashlib
 import json
 import os
@@ -69,10 +70,18 @@ def generate(template: str, out: Path) -> None:
     checked([str(BUF), "generate", "--template", str(TEMPLATES[template]), "--output", str(out)], env=env)
 
 
+PACK_LOCK = ROOT / "build" / "clients" / "npm-pack.lock"
+"""Held while ``npm pack`` runs: its ``prepack`` rebuilds the package's dist/, so two at once (this and
+``tests/clients/tsproject.py``'s, in another test worker) would pack each other's half-built files."""
+
+
 def pack(dest: Path) -> Path:
     """``npm pack`` the package into ``dest`` (``prepack`` builds it first); the tarball."""
     node()
-    checked(["npm", "pack", "--pack-destination", str(dest), *NPM_QUIET], cwd=PACKAGE)
+    PACK_LOCK.parent.mkdir(parents=True, exist_ok=True)
+    with PACK_LOCK.open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        checked(["npm", "pack", "--pack-destination", str(dest), *NPM_QUIET], cwd=PACKAGE)
     [tarball] = dest.glob("*.tgz")
     return tarball
 

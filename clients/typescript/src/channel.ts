@@ -12,6 +12,8 @@ export const SERVICE = "tractor.rules.v1.RulesService";
  * rather than failing fast, rides out a reconnect that lands on a dying worker. CANCELLED is retried too:
  * a server that stops cancels the calls that reached its gRPC core in the instant of the stop, before any
  * handler saw them; an application's own cancel (an AbortSignal, `call.cancel()`) is never retried.
+ * @grpc/grpc-js parses `waitForReady` here but does not act on it: the client sets the per-call flag on
+ * every call instead (`callMetadata` in client.ts).
  */
 export const SERVICE_CONFIG = {
   methodConfig: [

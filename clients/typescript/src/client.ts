@@ -21,6 +21,11 @@ export interface CallOptions {
   readonly metadata?: grpc.Metadata;
   /** Cancels the call (it then fails with CANCELLED and is not retried). */
   readonly signal?: AbortSignal;
+  /**
+   * Wait for a connection until the deadline rather than fail at once with UNAVAILABLE (true by default,
+   * as the Python client's service config does; grpc-js honours only this per-call option).
+   */
+  readonly waitForReady?: boolean;
 }
 
 export interface ClientOptions {
@@ -45,6 +50,8 @@ export type RulesMethods = {
 export interface RulesClient extends RulesMethods {
   /** The underlying @grpc/grpc-js client (its channel: `getChannel()`). */
   readonly grpcClient: grpc.Client;
+  /** The deadline of every call that gives none (`ClientOptions.timeoutMs`). */
+  readonly timeoutMs: number | undefined;
   /** Call any unary method of the generated descriptors; a response, or a rejection with a RulesError. */
   call<I extends DescMessage, O extends DescMessage>(
     method: UnaryMethod<I, O>,
@@ -77,7 +84,7 @@ export function createClient(target: string, options: ClientOptions = {}): Rules
         call(method as UnaryMethod, request, callOptions),
     ]),
   ) as unknown as RulesMethods;
-  return { ...methods, grpcClient, call, close: () => grpcClient.close() };
+  return { ...methods, grpcClient, timeoutMs: options.timeoutMs, call, close: () => grpcClient.close() };
 }
 
 function unary<I extends DescMessage, O extends DescMessage>(
@@ -100,7 +107,7 @@ function unary<I extends DescMessage, O extends DescMessage>(
       (value: MessageShape<I>) => Buffer.from(toBinary(method.input, value)),
       (bytes: Buffer) => fromBinary(method.output, bytes),
       message,
-      options.metadata ?? new grpc.Metadata(),
+      callMetadata(options),
       timeoutMs === undefined ? {} : { deadline: Date.now() + timeoutMs },
       (error, response) => {
         options.signal?.removeEventListener("abort", cancel);
@@ -111,4 +118,15 @@ function unary<I extends DescMessage, O extends DescMessage>(
     const cancel = () => call.cancel();
     options.signal?.addEventListener("abort", cancel, { once: true });
   });
+}
+
+/**
+ * The call's metadata with gRPC's wait-for-ready flag set (unless `waitForReady: false`): grpc-js reads
+ * the flag from the metadata's options, never from the service config's `waitForReady`, so without it a
+ * call made while the server is not up yet fails with UNAVAILABLE after the first connection attempt.
+ */
+export function callMetadata(options: Pick<CallOptions, "metadata" | "waitForReady">): grpc.Metadata {
+  const metadata = options.metadata?.clone() ?? new grpc.Metadata();
+  metadata.setOptions({ ...metadata.getOptions(), waitForReady: options.waitForReady ?? true });
+  return metadata;
 }

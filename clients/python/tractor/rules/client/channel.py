@@ -10,15 +10,22 @@ Every RulesService RPC is a pure function of its request, so retrying is always 
 keepalive pings find a dead connection in about 80 s rather than the kernel's two hours; the message
 limits are the server's default, so a request too big for the server fails in the client, before it is
 sent. Callers still bound every call with a deadline (``timeout=``).
+
+A call through these channels that fails raises :class:`~tractor.rules.client.RulesError` (a
+``grpc.RpcError``) with the rich status decoded, from a stub's blocking call, ``with_call`` and
+``future`` alike (a client interceptor, ``TypedErrors``); ``RulesError.from_call`` remains for errors
+of channels made otherwise.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Final
 
 import grpc
+
+from tractor.rules.client.errors import RulesError
 
 SERVICE: Final = "tractor.rules.v1.RulesService"
 SERVICE_CONFIG: Final = {
@@ -74,20 +81,102 @@ def options(overrides: Options = ()) -> list[tuple[str, Any]]:
     return list(merged.items())
 
 
+class _TypedOutcome(grpc.Call, grpc.Future):  # type: ignore[misc]  # grpc is untyped
+    """A unary call's outcome (or future) whose failure is a ``RulesError``; the rest is the call's own."""
+
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+
+    def result(self, timeout: float | None = None) -> Any:
+        try:
+            return self._inner.result(timeout)
+        except grpc.RpcError as error:
+            raise RulesError.from_call(error) from None
+
+    def exception(self, timeout: float | None = None) -> BaseException | None:
+        error: BaseException | None = self._inner.exception(timeout)
+        return RulesError.from_call(error) if isinstance(error, grpc.RpcError) else error
+
+    def add_done_callback(self, fn: Callable[[Any], None]) -> None:
+        self._inner.add_done_callback(lambda _: fn(self))
+
+    def traceback(self, timeout: float | None = None) -> Any:
+        return self._inner.traceback(timeout)
+
+    def cancel(self) -> bool:
+        return bool(self._inner.cancel())
+
+    def cancelled(self) -> bool:
+        return bool(self._inner.cancelled())
+
+    def running(self) -> bool:
+        return bool(self._inner.running())
+
+    def done(self) -> bool:
+        return bool(self._inner.done())
+
+    def is_active(self) -> bool:
+        return bool(self._inner.is_active())
+
+    def time_remaining(self) -> float | None:
+        remaining: float | None = self._inner.time_remaining()
+        return remaining
+
+    def add_callback(self, callback: Callable[[], None]) -> bool:
+        return bool(self._inner.add_callback(callback))
+
+    def initial_metadata(self) -> Any:
+        return self._inner.initial_metadata()
+
+    def trailing_metadata(self) -> Any:
+        return self._inner.trailing_metadata()
+
+    def code(self) -> grpc.StatusCode:
+        return self._inner.code()
+
+    def details(self) -> str:
+        return str(self._inner.details())
+
+
+class TypedErrors(grpc.UnaryUnaryClientInterceptor):  # type: ignore[misc]  # grpc is untyped
+    """The client interceptor of ``channel()``: a failed unary call raises ``RulesError``, not the bare
+    ``grpc.RpcError`` gRPC raises, so ``except RulesError`` around a stub call catches it."""
+
+    def intercept_unary_unary(self, continuation: Any, client_call_details: Any, request: Any) -> Any:
+        return _TypedOutcome(continuation(client_call_details, request))
+
+
+class AioTypedErrors(grpc.aio.UnaryUnaryClientInterceptor):  # type: ignore[misc]  # grpc is untyped
+    """The same for ``aio_channel()``: awaiting a failed call raises ``RulesError``."""
+
+    async def intercept_unary_unary(self, continuation: Any, client_call_details: Any, request: Any) -> Any:
+        call = await continuation(client_call_details, request)
+        try:
+            await call
+        except grpc.RpcError as error:
+            raise RulesError.from_call(error) from None
+        return call
+
+
 def channel(
     target: str, *, credentials: grpc.ChannelCredentials | None = None, overrides: Options = ()
 ) -> grpc.Channel:
     """A blocking-API channel to ``target`` (``host:port``) with the recommended options; TLS when
-    ``credentials`` are given (``grpc.ssl_channel_credentials(...)``), plaintext otherwise."""
+    ``credentials`` are given (``grpc.ssl_channel_credentials(...)``), plaintext otherwise. Its failed
+    calls raise ``RulesError``."""
     if credentials is None:
-        return grpc.insecure_channel(target, options=options(overrides))
-    return grpc.secure_channel(target, credentials, options=options(overrides))
+        raw = grpc.insecure_channel(target, options=options(overrides))
+    else:
+        raw = grpc.secure_channel(target, credentials, options=options(overrides))
+    return grpc.intercept_channel(raw, TypedErrors())
 
 
 def aio_channel(
     target: str, *, credentials: grpc.ChannelCredentials | None = None, overrides: Options = ()
 ) -> grpc.aio.Channel:
-    """The same for asyncio (``grpc.aio``); create it inside the event loop that uses it."""
+    """The same for asyncio (``grpc.aio``); create it inside the event loop that uses it. Awaiting a
+    failed call raises ``RulesError``."""
+    interceptors = [AioTypedErrors()]
     if credentials is None:
-        return grpc.aio.insecure_channel(target, options=options(overrides))
-    return grpc.aio.secure_channel(target, credentials, options=options(overrides))
+        return grpc.aio.insecure_channel(target, options=options(overrides), interceptors=interceptors)
+    return grpc.aio.secure_channel(target, credentials, options=options(overrides), interceptors=interceptors)

@@ -4,15 +4,16 @@ The service puts a ``google.rpc.Status`` in the ``grpc-status-details-bin`` trai
 status it produces, with a ``google.rpc.ErrorInfo`` (domain ``rules.tractor``, a stable ``reason`` such
 as ``UNKNOWN_VALUE`` or ``TOO_MANY_CALLS``, and metadata such as the field) and, for INVALID_ARGUMENT, a
 ``google.rpc.BadRequest`` naming each bad field (``trick.plays[1].cards[0]``). :class:`RulesError` is a
-``grpc.RpcError`` with those parts as attributes:
+``grpc.RpcError`` with those parts as attributes. A stub over ``channel()`` or ``aio_channel()`` raises it
+itself (their client interceptor), and so do the batchers:
 
     try:
         stub.ValidatePlay(request, timeout=2)
-    except grpc.RpcError as error:
-        failure = RulesError.from_call(error)
-        print(failure.code, failure.reason, failure.field_violations)
+    except RulesError as failure:
+        print(failure.code(), failure.reason, failure.field_violations)
 
-The batchers raise it directly. It needs neither grpcio-status nor anything of the server.
+A stub over a channel made otherwise raises gRPC's own error: ``RulesError.from_call(error)`` decodes it.
+It needs neither grpcio-status nor anything of the server.
 """
 
 from __future__ import annotations
