@@ -459,15 +459,26 @@ def deck_table(table: LevelTable, decks: int) -> LevelTable:
     )
 
 
-def require_rulebook_table(rules: Rules, what: str) -> None:
-    """R14.10: ``what`` is ruled for two decks and four seats only (so far); another table is
-    INVALID_ARGUMENT naming the table field that differs."""
-    if rules.decks != 2 or rules.seats != 4:
-        name, value = ("decks", rules.decks) if rules.decks != 2 else ("seats", rules.seats)
+def on_rulebook_table(rules: Rules) -> bool:
+    """R0-R13's table: two decks, four seats, fixed partners (what the rulebooks rule)."""
+    return rules.decks == 2 and rules.seats == 4 and rules.partners is Partners.FIXED
+
+
+def require_rulebook_table(rules: Rules, what: str, *, partners: bool = False) -> None:
+    """R14.10, the one refusal of every call ruled for two decks and four seats only (and, with
+    ``partners``, fixed partners): another table is InvalidArgumentError naming the ruleset field that
+    makes it one (``decks``, then ``seats``, then ``partners``)."""
+    if rules.decks != 2:
         raise InvalidArgumentError(
-            name,
-            Problem.INCONSISTENT,
-            f"{what} is ruled for two decks and four seats only (R14.10), got {name} {value}",
+            "decks", Problem.INCONSISTENT, f"{what} is ruled for two decks only (R14.10), not {rules.decks}"
+        )
+    if rules.seats != 4:
+        raise InvalidArgumentError(
+            "seats", Problem.INCONSISTENT, f"{what} is ruled for four seats only (R14.10), not {rules.seats}"
+        )
+    if partners and rules.partners is not Partners.FIXED:
+        raise InvalidArgumentError(
+            "partners", Problem.INCONSISTENT, f"{what} is ruled for fixed partners only (R14.10, R15)"
         )
 
 

@@ -10,7 +10,7 @@ measured on the rulebooks' table only). What they promise on every table shape i
 * **Bury:** the bottom's size (R14.2) from the plain suits' short, pointless singles first, keeping trumps
   and tuples longest; checked by :func:`rules_core.table.table_bury`.
 * **Declaration:** the strongest declaration held (R14.11) whose trumps would be at least a third of the
-  cards received; checked by replaying it with :func:`rules_core.table_bidding.declare_table`.
+  cards received; checked by replaying it with :func:`rules_core.bidding.declare`.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from rules_core.bidding import Act, Shown
+from rules_core.bidding import Act, Shown, declare, strength_of
 from rules_core.cards import BIG_JOKER, NUM_FACES, POINTS, SMALL_JOKER, format_cards, rank_of
 from rules_core.errors import InvalidArgumentError, Problem
 from rules_core.legal_plays import PlayList
@@ -29,7 +29,6 @@ from rules_core.shapes import Decomposition, decompose
 from rules_core.strategy.bury import BuryAdvice, BuryPolicy
 from rules_core.strategy.declaration import DeclarationAdvice, DeclarationPolicy
 from rules_core.table import Counter, judge_wide, table_bury, table_sizes
-from rules_core.table_bidding import declare_table, strength_of
 from rules_core.table_plays import table_legal_plays
 from rules_core.table_turn import _renamed, validate_table_play
 from rules_core.trump import TRUMP, TrumpContext
@@ -194,7 +193,7 @@ def suggest_table_declaration(
             "received", Problem.BAD_SIZE, f"1 to {size} cards received, got {len(received)}"
         )
     counts = Counter(rules.decks).add(received, "received")
-    declare_table(rules=rules, level=level, acts=acts, first_hand=False)  # the acts so far, checked
+    declare(rules=rules, level=level, acts=acts, first_hand=False)  # the acts so far, checked
     candidates = []
     for face in range(NUM_FACES):
         level_card = face < SMALL_JOKER and rank_of(face) == level
@@ -205,7 +204,7 @@ def suggest_table_declaration(
             candidates.append((strength, face))
     for _strength, face in sorted(candidates, reverse=True):
         cards = (face,) * counts[face]
-        trial = declare_table(
+        trial = declare(
             rules=rules, level=level, acts=[*acts, (seat, cards, tuple(received))], first_hand=False
         )
         if trial.acts[-1] is not None:

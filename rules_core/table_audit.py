@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from rules_core.audit import AuditError, Finding, TrickRecord
-from rules_core.bidding import Bidding, Shown
+from rules_core.bidding import Bidding, Shown, declare
 from rules_core.cards import NUM_FACES, faces_of, format_cards
 from rules_core.errors import InvalidArgumentError, Problem
 from rules_core.friends import (
@@ -29,12 +29,11 @@ from rules_core.friends import (
     replay_sides,
     settle_table,
 )
-from rules_core.rules import Rules
+from rules_core.rules import Rules, on_rulebook_table
 from rules_core.seating import SeatCards
 from rules_core.settlement import FailedThrow, check_int
 from rules_core.table import Counter, table_bury, table_follow, table_lead, table_sizes, table_trick
-from rules_core.table_bidding import declare_table
-from rules_core.table_turn import MAX_TABLE_TRICKS, on_rulebook_table
+from rules_core.table_turn import MAX_TABLE_TRICKS
 from rules_core.trick import TrickResult
 from rules_core.trump import TrumpContext, trump_context
 from rules_core.verdicts import Illegal
@@ -113,7 +112,7 @@ def audit_table(
         )
         for seat, cards, held in record.declarations
     )
-    bidding = declare_table(  # R14.11 (R10.1: what a seat shows is in its dealt hand)
+    bidding = declare(  # R14.11 (R10.1: what a seat shows is in its dealt hand)
         rules=rules, level=level, acts=shown, first_hand=first_hand, first_seated=first_seated, dealer=dealer
     )
     empty = TableAudit(None, bidding, bidding.dealer, (), (), (), 0, None)

@@ -1,14 +1,14 @@
 """Requests on any table (R14, R15): the turn, the trick with its sides, the hand's settlement, and what
 stays on the rulebooks' table (R14.10).
 
-The service asks :func:`on_rulebook_table` once per request: a two-deck, four-seat table with fixed
-partners takes today's modules (``turn``, ``trick``, ``taodou``) unchanged; every other table comes here.
-The functions take the request's arguments as they arrive (seated plays, recorded tricks) and name
-their fields as the request spells them (``trick.plays[1].cards``, ``tricks_before[2].winner``,
-``seat_levels[3]``).
+The service asks :func:`rules_core.rules.on_rulebook_table` once per request: a two-deck, four-seat
+table with fixed partners takes today's modules (``turn``, ``trick``, ``taodou``) unchanged; every
+other table comes here. The functions take the request's arguments as they arrive (seated plays,
+recorded tricks) and name their fields as the request spells them (``trick.plays[1].cards``,
+``tricks_before[2].winner``, ``seat_levels[3]``).
 
 >>> from dataclasses import replace
->>> from rules_core.rules import DEFAULT_RULES, Partners
+>>> from rules_core.rules import DEFAULT_RULES, Partners, on_rulebook_table
 >>> on_rulebook_table(DEFAULT_RULES), on_rulebook_table(replace(DEFAULT_RULES, partners=Partners.FRIENDS))
 (True, False)
 """
@@ -63,28 +63,6 @@ MAX_TABLE_TRICKS: Final = MAX_TABLE_HAND
 
 RecordedTrick = tuple[tuple[SeatCards, ...], int | None]
 """A recorded trick as a request gives it: its seated plays in play order and its winner (None: absent)."""
-
-
-def on_rulebook_table(rules: Rules) -> bool:
-    """R0–R13's table: two decks, four seats, fixed partners. Such requests take today's code."""
-    return rules.decks == 2 and rules.seats == 4 and rules.partners is Partners.FIXED
-
-
-def rulebook_only(rules: Rules, what: str, *, partners: bool = False) -> None:
-    """R14.10: ``what`` is ruled for two decks and four seats only (and, with ``partners``, for fixed
-    partners); another table is InvalidArgumentError naming the ruleset field that makes it one."""
-    if rules.decks != 2:
-        raise InvalidArgumentError(
-            "decks", Problem.INCONSISTENT, f"{what} is ruled for two decks only (R14.10), not {rules.decks}"
-        )
-    if rules.seats != 4:
-        raise InvalidArgumentError(
-            "seats", Problem.INCONSISTENT, f"{what} is ruled for four seats only (R14.10), not {rules.seats}"
-        )
-    if partners and rules.partners is not Partners.FIXED:
-        raise InvalidArgumentError(
-            "partners", Problem.INCONSISTENT, f"{what} is ruled for fixed partners only (R14.10, R15)"
-        )
 
 
 # ------------------------------------------------------------------------------------------------

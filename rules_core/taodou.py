@@ -29,11 +29,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, Protocol
 
-from rules_core.cards import PLAYERS
+from rules_core.cards import PLAYERS, Suit
 from rules_core.errors import InvalidArgumentError, Problem
-from rules_core.rules import Rules, require_rulebook_table
+from rules_core.friends import CallState, FriendCall, TableSettlement
+from rules_core.rules import Rules, on_rulebook_table, require_rulebook_table
 from rules_core.settlement import (
     FailedThrow,
     Settlement,
@@ -46,19 +47,26 @@ from rules_core.settlement import (
     score_coefficient,
     settle_hand,
 )
+from rules_core.table_turn import RecordedTrick, settle_table_hand
+from rules_core.trump import trump_context
 
 __all__ = [
     "BASIS_POINTS",
     "OVERTURN_MULTIPLIERS",
     "CoinSettlement",
     "HandSettlement",
+    "HandToSettle",
+    "RecordHand",
+    "SettledHand",
     "Stake",
+    "TeamsHand",
     "check_coins_enabled",
     "check_overturn",
     "check_stake",
     "score_coefficient",
     "settle",
     "settle_coins",
+    "settle_request",
 ]
 
 BASIS_POINTS: Final = 10_000
@@ -266,3 +274,86 @@ def check_overturn(overturn: int, path: str = "overturn") -> None:
         raise InvalidArgumentError(
             path, Problem.OUT_OF_RANGE, f"the overturn multiplier O is 1, 2, 4 or 8 (R10.5), got {overturn!r}"
         )
+
+
+@dataclass(frozen=True, slots=True)
+class TeamsHand:
+    """What SettleHand reads on the rulebooks' table (R9, R12): the teams' levels and the final score."""
+
+    dealer_level: int
+    attacker_level: int
+    score: int
+    stake: Stake | None
+    failed_throws: tuple[FailedThrow, ...]
+    last_trick_win: tuple[int, tuple[int, ...]] | None
+
+
+@dataclass(frozen=True, slots=True)
+class RecordHand:
+    """What SettleHand reads on any other table (R15.8-R15.13): every seat's level and the trick record."""
+
+    levels: tuple[int, ...]
+    contract: Suit | None
+    calls: tuple[FriendCall, ...]
+    tricks: tuple[RecordedTrick, ...]
+    dig_points: int
+    failed_throws: tuple[FailedThrow, ...]
+
+
+class HandToSettle(Protocol):
+    """A SettleHand request as the shell decodes it: the fields a table reads are decoded only when the
+    table reads them, so a field another table reads is never judged (:func:`settle_request`)."""
+
+    @property
+    def dealer(self) -> int:
+        """The hand's dealer seat."""
+
+    @property
+    def staked(self) -> bool:
+        """Whether the request carries a Tao Dou stake."""
+
+    def teams(self) -> TeamsHand:
+        """The rulebooks' table's arguments."""
+
+    def record(self) -> RecordHand:
+        """Another table's arguments."""
+
+
+SettledHand = HandSettlement | tuple[TableSettlement, tuple[CallState, ...]]
+"""SettleHand's answer: the teams' settlement (and coins) on the rulebooks' table, else every seat's
+settlement with the calls' states at the end."""
+
+
+def settle_request(rules: Rules, hand: HandToSettle) -> SettledHand:
+    """SettleHand on every table: R9 (and R12 with a stake) on the rulebooks' table, R15.8-R15.13 from the
+    whole trick record on any other, where a Tao Dou stake is refused naming the ruleset field (R14.10)."""
+    if on_rulebook_table(rules):
+        teams = hand.teams()
+        return settle(
+            rules=rules,
+            dealer_seat=hand.dealer,
+            dealer_level=teams.dealer_level,
+            attacker_level=teams.attacker_level,
+            score=teams.score,
+            stake=teams.stake,
+            failed_throws=teams.failed_throws,
+            last_trick_win=teams.last_trick_win,
+        )
+    if hand.staked:
+        try:
+            require_rulebook_table(rules, "A Tao Dou stake", partners=True)
+        except InvalidArgumentError as error:
+            raise error.within("ruleset") from None
+    record = hand.record()
+    dealer, levels = hand.dealer, record.levels
+    level = levels[dealer] if 0 <= dealer < len(levels) else 2  # settle_table judges both
+    return settle_table_hand(
+        rules,
+        trump_context(level, record.contract),
+        dealer=dealer,
+        levels=levels,
+        calls=record.calls,
+        tricks=record.tricks,
+        dig_points=record.dig_points,
+        failed_throws=record.failed_throws,
+    )

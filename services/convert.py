@@ -65,7 +65,7 @@ from rules_core.table_turn import (
     RecordedTrick,
     TableTrick,
 )
-from rules_core.taodou import CoinSettlement, HandSettlement, Stake
+from rules_core.taodou import CoinSettlement, HandSettlement, RecordHand, SettledHand, Stake, TeamsHand
 from rules_core.trick import JudgedTrick, Judgement, TrickResult
 from rules_core.trump import TrumpContext, trump_context
 from rules_core.tuples import width
@@ -390,6 +390,56 @@ def table_recorded_tricks(
         )
         for i, message in enumerate(messages)
     ]
+
+
+class SettleArguments:
+    """A SettleHand request as :func:`rules_core.taodou.settle_request` reads it: the fields of the
+    rulebooks' table (:meth:`teams`) or of another (:meth:`record`) decoded only when the table reads them."""
+
+    __slots__ = ("_request",)
+
+    def __init__(self, request: pb.SettleHandRequest) -> None:
+        self._request = request
+
+    @property
+    def dealer(self) -> int:
+        """The hand's dealer seat."""
+        return self._request.dealer
+
+    @property
+    def staked(self) -> bool:
+        """Whether a Tao Dou stake is given."""
+        return self._request.HasField("tao_dou")
+
+    def teams(self) -> TeamsHand:
+        """R9, R12: the teams' levels, the score, the stake and the house-rule records."""
+        request = self._request
+        return TeamsHand(
+            dealer_level=level(request.dealer_team_level, "dealer_team_level"),
+            attacker_level=level(request.attacker_level, "attacker_level"),
+            score=request.score,
+            stake=stake(request.tao_dou) if request.HasField("tao_dou") else None,
+            failed_throws=failed_throws(request.failed_throws),
+            last_trick_win=(
+                last_trick_winner(request.last_trick_winner)
+                if request.HasField("last_trick_winner")
+                else None
+            ),
+        )
+
+    def record(self) -> RecordHand:
+        """R15.8-R15.13: every seat's level, the calls and the whole trick record."""
+        request = self._request
+        levels = seat_levels(request.seat_levels)
+        friends = bool(request.friend_calls) or request.contract
+        return RecordHand(
+            levels=levels,
+            contract=contract(request.contract, "contract") if friends else None,
+            calls=friend_calls(request.friend_calls),
+            tricks=tuple(table_tricks(request.tricks, "tricks")),
+            dig_points=request.dig_points,
+            failed_throws=failed_throws(request.failed_throws, MAX_TABLE_TRICKS),
+        )
 
 
 def friend_calls(messages: Sequence[t.FriendCall], path: str = "friend_calls") -> tuple[FriendCall, ...]:
@@ -849,6 +899,20 @@ def settlement_response(result: HandSettlement) -> pb.SettleHandResponse:
         throw_penalty=settled.throw_penalty,
         back_to_two=settled.back_to_two,
     )
+
+
+def settled_response(result: SettledHand) -> pb.SettleHandResponse:
+    """SettleHand's answer on every table: the teams' (R9, R12) or every seat's (R15.8-R15.13)."""
+    if isinstance(result, HandSettlement):
+        return settlement_response(result)
+    return table_settlement_response(*result)
+
+
+def settled_band(result: SettledHand) -> tuple[Side, int]:
+    """The settlements metric's winning side and levels gained, on every table."""
+    if isinstance(result, HandSettlement):
+        return result.settlement.winner_side, result.settlement.g_eff
+    return result[0].winner_side, result[0].g
 
 
 def penalty_response(result: Quit) -> pb.CalculatePenaltyResponse:

@@ -14,18 +14,17 @@ from collections.abc import Callable, Sequence
 from typing import Any, Final, TypeVar
 
 from rules_core.audit import AuditError, audit
-from rules_core.bidding import Bidding, declare
+from rules_core.bidding import declare
 from rules_core.errors import InvalidArgumentError
 from rules_core.forced_quit import forced_quit
 from rules_core.kitty import validate_bury
-from rules_core.rules import Rules
+from rules_core.rules import Rules, on_rulebook_table, require_rulebook_table
 from rules_core.settlement import Side
 from rules_core.strategy.bury import suggest_bury
 from rules_core.strategy.declaration import suggest_declaration
 from rules_core.table import is_default, table_bury
 from rules_core.table_advice import bury_on_table, declaration_on_table, list_table_plays, suggest_on_table
 from rules_core.table_audit import audit_table
-from rules_core.table_bidding import declare_table
 from rules_core.table_turn import (
     MAX_TABLE_BOTTOM,
     MAX_TABLE_CARDS,
@@ -33,15 +32,12 @@ from rules_core.table_turn import (
     MAX_TABLE_SEATS,
     MAX_TABLE_TRICKS,
     TableTrick,
-    on_rulebook_table,
     resolve_table_trick,
-    rulebook_only,
-    settle_table_hand,
     validate_table_play,
 )
-from rules_core.taodou import settle
+from rules_core.taodou import settle_request
 from rules_core.trick import JudgedTrick, judge_trick
-from rules_core.trump import TrumpContext, trump_context
+from rules_core.trump import TrumpContext
 from rules_core.turn import list_plays, suggest, validate_play
 from rules_core.verdicts import Illegal, Legal
 from services import convert
@@ -95,7 +91,7 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
         """R14.10: an RPC ruled for the rulebooks' table only; another is INVALID_ARGUMENT naming the
         ruleset field that makes it one (``ruleset.decks``, ``ruleset.seats``, ``ruleset.partners``)."""
         try:
-            rulebook_only(rules, what, partners=partners)
+            require_rulebook_table(rules, what, partners=partners)
         except InvalidArgumentError as error:
             raise error.within("ruleset") from None
 
@@ -303,48 +299,12 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
 
     @_answers
     def SettleHand(self, request: pb.SettleHandRequest, context: Context) -> pb.SettleHandResponse:
-        """R9 (levels, next dealer, end of game) and, with a stake, R12 (Tao Dou coins)."""
+        """R9 (levels, next dealer, end of game) and, with a stake, R12 (Tao Dou coins); on other tables
+        each seat's level change from the whole record (R15.8-R15.13)."""
         rules, _ = self._rules(request.ruleset, "SettleHand")
-        if not on_rulebook_table(rules):
-            return self._settle_table(request, rules)
-        result = settle(
-            rules=rules,
-            dealer_seat=request.dealer,
-            dealer_level=convert.level(request.dealer_team_level, "dealer_team_level"),
-            attacker_level=convert.level(request.attacker_level, "attacker_level"),
-            score=request.score,
-            stake=convert.stake(request.tao_dou) if request.HasField("tao_dou") else None,
-            failed_throws=convert.failed_throws(request.failed_throws),
-            last_trick_win=(
-                convert.last_trick_winner(request.last_trick_winner)
-                if request.HasField("last_trick_winner")
-                else None
-            ),
-        )
-        self._settled(result.settlement.winner_side, result.settlement.g_eff)
-        return convert.settlement_response(result)
-
-    def _settle_table(self, request: pb.SettleHandRequest, rules: Rules) -> pb.SettleHandResponse:
-        """SettleHand on another table (R15.8-R15.13): per-seat levels from the whole trick record."""
-        if request.HasField("tao_dou"):
-            self._rulebook(rules, "A Tao Dou stake", partners=True)  # R14.10
-        levels = convert.seat_levels(request.seat_levels)
-        dealer = request.dealer
-        level = levels[dealer] if dealer < len(levels) else convert.MIN_LEVEL  # rules_core judges both
-        friends = bool(request.friend_calls) or request.contract
-        suit = convert.contract(request.contract, "contract") if friends else None
-        settled, calls = settle_table_hand(
-            rules,
-            trump_context(level, suit),
-            dealer=dealer,
-            levels=levels,
-            calls=convert.friend_calls(request.friend_calls),
-            tricks=convert.table_tricks(request.tricks, "tricks"),
-            dig_points=request.dig_points,
-            failed_throws=convert.failed_throws(request.failed_throws, MAX_TABLE_TRICKS),
-        )
-        self._settled(settled.winner_side, settled.g)
-        return convert.table_settlement_response(settled, calls)
+        result = settle_request(rules, convert.SettleArguments(request))
+        self._settled(*convert.settled_band(result))
+        return convert.settled_response(result)
 
     @_answers
     def CalculatePenalty(
@@ -383,57 +343,27 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
     def ValidateDeclaration(
         self, request: pb.ValidateDeclarationRequest, context: Context
     ) -> pb.ValidateDeclarationResponse:
-        """R10: replay the acts in time order; each is accepted with its label or rejected with a reason."""
+        """R10 (R14.11 on other tables): replay the acts in time order; each is accepted with its label or
+        rejected with a reason."""
         rules, preset = self._rules(request.ruleset, "ValidateDeclaration")
         level = convert.level(request.level, "level")
-        if not on_rulebook_table(rules):  # R14.11
-            result = self._table_declarations(request, rules, level, context)
-        else:
-            result = self._declarations(request, rules, level, context)
+        acts = convert.declarations(request.declarations, "declarations")
+        bottom = convert.cards(request.bottom, "bottom") if request.bottom else None  # R16.6
+        check_deadline(context)
+        result = declare(
+            rules=rules,
+            level=level,
+            acts=acts,
+            first_hand=request.first_hand,
+            first_seated=request.first_seated,
+            dealer=request.dealer if request.HasField("dealer") else None,
+            bottom=bottom,
+        )
         for act in result.acts:
             self._metrics.count(
                 self._metrics.verdicts, "ValidateDeclaration", preset, "accepted" if act else "rejected"
             )
         return convert.bidding_response(result)
-
-    @staticmethod
-    def _table_declarations(
-        request: pb.ValidateDeclarationRequest, rules: Rules, level: int, context: Context
-    ) -> Bidding:
-        """R14.11: declarations of up to D copies on another table; the bottom names no trump there."""
-        if request.bottom:
-            raise invalid(
-                "bottom",
-                Reason.INCONSISTENT,
-                "NO-BID from the bottom is not offered on other tables (R14.11)",
-            )
-        acts = convert.declarations(request.declarations, "declarations")
-        check_deadline(context)
-        return declare_table(
-            rules=rules,
-            level=level,
-            acts=acts,
-            first_hand=request.first_hand,
-            first_seated=request.first_seated,
-            dealer=request.dealer if request.HasField("dealer") else None,
-        )
-
-    @staticmethod
-    def _declarations(
-        request: pb.ValidateDeclarationRequest, rules: Rules, level: int, context: Context
-    ) -> Bidding:
-        """R10 on the rulebooks' table."""
-        acts = convert.declarations(request.declarations, "declarations")
-        check_deadline(context)
-        return declare(
-            rules=rules,
-            level=level,
-            acts=acts,
-            first_hand=request.first_hand,
-            first_seated=request.first_seated,
-            dealer=request.dealer if request.HasField("dealer") else None,
-            bottom=convert.cards(request.bottom, "bottom") if request.bottom else None,  # R16.6
-        )
 
     @_answers
     def ValidateBury(self, request: pb.ValidateBuryRequest, context: Context) -> pb.ValidateBuryResponse:

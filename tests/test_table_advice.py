@@ -21,7 +21,7 @@ from rules_core.table_advice import (
     suggest_table_declaration,
     suggest_table_play,
 )
-from rules_core.table_bidding import declare_table
+from rules_core.bidding import declare
 from rules_core.trump import trump_context
 from rules_core.tuples import decompose_wide
 from rules_core.verdicts import Legal
@@ -97,7 +97,7 @@ def test_declarations_are_accepted(decks: int, seats: int, partners: Partners) -
                 continue
             suggested += 1
             acts.append((seat, cards, received))
-            replay = declare_table(rules=rules, level=level, acts=acts, first_hand=False)
+            replay = declare(rules=rules, level=level, acts=acts, first_hand=False)
             assert replay.acts[-1] == act
     assert suggested > 0
     level_face = 13 + 3  # H5

@@ -12,7 +12,6 @@ from rules_core.bidding import Bidding, BidRejection, Shown, declare
 from rules_core.cards import BIG_JOKER, SMALL_JOKER, parse_rank
 from rules_core.errors import InvalidArgumentError
 from rules_core.rules import DEFAULT_RULES, Partners
-from rules_core.table_bidding import declare_table
 
 TABLE_DECLARE_CASES = [c for c in cases("declare", tables=True) if table_of(c.values[0]) != (2, 4)]
 
@@ -29,7 +28,7 @@ def test_worked_case(case: Case) -> None:
     rules = rules_for(case)
     if rules.seats % 2:
         rules = replace(rules, partners=Partners.FRIENDS)
-    result = declare_table(
+    result = declare(
         rules=rules,
         level=parse_rank(case["level"]),
         acts=acts,
@@ -68,7 +67,7 @@ def test_two_decks_is_r10() -> None:
     for _ in range(1500):
         level = rng.randint(2, 14)
         acts = _random_acts(rng, level, 2, 4)
-        ours = declare_table(rules=DEFAULT_RULES, level=level, acts=acts, first_hand=True)
+        ours = declare(rules=DEFAULT_RULES, level=level, acts=acts, first_hand=True)
         theirs = declare(rules=DEFAULT_RULES, level=level, acts=acts, first_hand=True)
         assert (ours.contract, ours.overturn_multiplier, ours.dealer, ours.acts) == (
             theirs.contract,
@@ -87,7 +86,7 @@ def test_accepted_acts_grow_stronger(decks: int, seats: int) -> None:
     for _ in range(300):
         level = rng.randint(2, 14)
         acts = _random_acts(rng, level, decks, seats)
-        result = declare_table(rules=rules, level=level, acts=acts, first_hand=False, dealer=0)
+        result = declare(rules=rules, level=level, acts=acts, first_hand=False, dealer=0)
         kinds = {SMALL_JOKER: 1, BIG_JOKER: 2}
         accepted = [acts[i] for i, act in enumerate(result.acts) if act is not None]
         assert 1 <= result.overturn_multiplier <= 8
@@ -104,14 +103,14 @@ def test_rejections_and_bad_input() -> None:
     rules = replace(DEFAULT_RULES, decks=3, seats=6)
     level = 2
     h2, s2 = 13 + 0, 0
-    result = declare_table(
+    result = declare(
         rules=rules,
         level=level,
         acts=[(0, (h2, h2), None), (1, (s2, 1), None), (2, (SMALL_JOKER,), None)],
         first_hand=True,
     )
     assert [r.reason for r in result.rejections] == [BidRejection.NOT_A_PAIR, BidRejection.NOT_LEVEL_CARDS]
-    held = declare_table(rules=rules, level=level, acts=[(0, (h2, h2), (h2,))], first_hand=True)
+    held = declare(rules=rules, level=level, acts=[(0, (h2, h2), (h2,))], first_hand=True)
     assert [r.reason for r in held.rejections] == [BidRejection.CARDS_NOT_HELD]
     bad: list[tuple[list[Shown], int, str]] = [
         ([(0, (h2,) * 4, None)], level, "declarations[0].cards[3]"),
@@ -122,5 +121,5 @@ def test_rejections_and_bad_input() -> None:
     ]
     for acts, lvl, path in bad:
         with pytest.raises(InvalidArgumentError) as caught:
-            declare_table(rules=rules, level=lvl, acts=acts, first_hand=True)
+            declare(rules=rules, level=lvl, acts=acts, first_hand=True)
         assert caught.value.argument == path
