@@ -1,5 +1,11 @@
 """Auditing a whole hand record: deal, declarations, bury and every trick, replayed and settled.
 
+:func:`audit_request` is AuditHand's one entry for every table: the rulebooks' table replays R0-R13
+(:func:`audit`), any other (:func:`audit_table`) the deal of D decks to N seats, the declarations
+(R14.11), the bury (R14.2), every trick by R14's lead and follow rules against the hands, the sides
+replayed from the friend calls (R15.5-R15.8) and the per-seat settlement (R15.10-R15.13). The findings
+are the same on every table; malformed values are InvalidArgumentError naming the request's field.
+
 A backend that keeps its own game state can hand a finished hand to :func:`audit_hand` and get back
 either the settlement the rules give, or the first step where the record breaks a rule, typed. The
 record holds what happened on the table; the audit holds nothing of its own.
@@ -8,36 +14,53 @@ record holds what happened on the table; the audit holds nothing of its own.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
+from typing import Protocol
 
-from rules_core.bidding import Bidding, Declaration, Shown, declarations_of, resolve_declarations
+from rules_core.bidding import Bidding, Declaration, Shown, declarations_of, declare, resolve_declarations
 from rules_core.cards import (
     BOTTOM_SIZE,
     FULL_DECK,
     HAND_SIZE,
+    NUM_FACES,
     PLAYERS,
     Deck,
     Hand,
     add,
     check_copies,
     check_size,
+    faces_of,
     format_cards,
     hand_of,
     remove,
 )
 from rules_core.errors import InvalidArgumentError, Problem
 from rules_core.follow import check_follow
-from rules_core.kitty import check_bury
-from rules_core.rules import FollowRule, NoBid, Rules, require_rulebook_table
+from rules_core.friends import (
+    ACE,
+    FriendCall,
+    Play,
+    SidesAfter,
+    TableSettlement,
+    Trick,
+    check_calls,
+    replay_sides,
+    settle_table,
+)
+from rules_core.kitty import BuryResult, check_bury
+from rules_core.rules import FollowRule, NoBid, Rules, on_rulebook_table, require_rulebook_table
 from rules_core.seating import SeatCards, by_seat, in_turn, seat_in_range
-from rules_core.settlement import FailedThrow, Settlement, check_level, check_seat
+from rules_core.settlement import FailedThrow, Settlement, check_int, check_level, check_seat
+from rules_core.table import Counter as Copies
+from rules_core.table import table_bury, table_follow, table_lead, table_sizes, table_trick
+from rules_core.table_turn import MAX_TABLE_TRICKS
 from rules_core.taodou import CoinSettlement, Stake, check_coins_enabled, settle
 from rules_core.throw import check_lead
 from rules_core.trick import TrickResult, resolve_trick
 from rules_core.trump import TrumpContext, trump_context
-from rules_core.verdicts import Illegal, Violation
+from rules_core.verdicts import Illegal, Legal, Violation
 
 MAX_TRICKS = HAND_SIZE
 """A hand has at most 25 tricks: every trick takes at least one card from each hand."""
@@ -368,3 +391,434 @@ def _recorded_tricks(tricks: Sequence[tuple[Sequence[SeatCards], Sequence[int]]]
         check_copies(attempted, f"{where}.attempted_lead")
         found.append(TrickRecord(plays=cards, attempted=tuple(attempted), leader=leader))
     return tuple(found)
+
+
+# ------------------------------------------------------------------------------------------------
+# Any other table (R14, R15)
+
+
+@dataclass(frozen=True, slots=True)
+class TableAudit:
+    """The outcome of an audit on another table: valid with a per-seat settlement, or the first error."""
+
+    error: AuditError | None
+    bidding: Bidding
+    dealer: int | None
+    tricks: tuple[TrickResult, ...]
+    """The tricks resolved before any error; each trick's attacker points by the sides after it."""
+    sides: tuple[SidesAfter, ...]
+    """The sides and the calls after each resolved trick (R15.8)."""
+    leaders: tuple[int, ...]
+    """The seat that led each resolved trick (R4.1, R7.4)."""
+    score: int
+    """The attackers' points from those tricks by the latest sides, dig included (R15.8, R15.9), without
+    the failed-throw penalty (R16.2), which the settlement's score adds."""
+    settlement: TableSettlement | None
+    """The per-seat settlement (R15.10-R15.13), when the record is valid."""
+
+    @property
+    def valid(self) -> bool:
+        """Whether the record keeps every rule."""
+        return self.error is None
+
+
+@dataclass(frozen=True, slots=True)
+class _Record:
+    """A checked record: the table's hands, bottom, declarations, bury and tricks."""
+
+    deal: tuple[tuple[int, ...], ...]
+    """Each seat's dealt faces, in face order."""
+    bottom: tuple[int, ...]
+    declarations: tuple[Shown, ...]
+    buried: tuple[int, ...]
+    tricks: tuple[TrickRecord, ...]
+
+
+def audit_table(
+    rules: Rules,
+    *,
+    level: int,
+    seat_levels: Sequence[int],
+    hands: Sequence[SeatCards],
+    bottom: Sequence[int],
+    declarations: Sequence[Shown],
+    buried: Sequence[int],
+    tricks: Sequence[tuple[Sequence[SeatCards], Sequence[int]]],
+    calls: Sequence[FriendCall],
+    first_hand: bool = False,
+    first_seated: int = 0,
+    dealer: int | None = None,
+) -> TableAudit:
+    """Replay a hand on another table step by step, stopping at the first broken rule (R14, R15)."""
+    if on_rulebook_table(rules):  # its audit is audit(): audit_request picks it
+        raise InvalidArgumentError("ruleset", Problem.INCONSISTENT, "the rulebooks' table has its own audit")
+    record = _checked(
+        rules, hands=hands, bottom=bottom, declarations=declarations, buried=buried, tricks=tricks
+    )
+    if len(seat_levels) != rules.seats:
+        raise InvalidArgumentError(
+            "seat_levels", Problem.BAD_SIZE, f"one level for each of the {rules.seats} seats (R15.11)"
+        )
+    for seat, value in enumerate(seat_levels):
+        check_int(f"seat_levels[{seat}]", value, low=2, high=ACE)
+    deal_error = _deal_error(rules, record)
+    shown = tuple(
+        (
+            seat,
+            cards,
+            held if held is not None or deal_error or not 0 <= seat < rules.seats else record.deal[seat],
+        )
+        for seat, cards, held in record.declarations
+    )
+    bidding = declare(  # R14.11 (R10.1: what a seat shows is in its dealt hand)
+        rules=rules, level=level, acts=shown, first_hand=first_hand, first_seated=first_seated, dealer=dealer
+    )
+    empty = TableAudit(None, bidding, bidding.dealer, (), (), (), 0, None)
+    if deal_error:
+        return replace(empty, error=AuditError(Finding.DEAL_NOT_A_DECK, deal_error))
+    if bidding.dealer is None:
+        return replace(
+            empty, error=AuditError(Finding.NO_DEALER, "a hand after the first must name its dealer")
+        )
+    ctx = trump_context(level, bidding.contract)
+    try:  # R15.1-R15.4, named friend_calls[i] (a table its partners cannot seat: ruleset.partners)
+        check_calls(rules, ctx, calls)
+    except InvalidArgumentError as error:
+        if error.argument == "partners":
+            raise InvalidArgumentError("ruleset.partners", error.problem, error.message) from None
+        raise
+    if seat_levels[bidding.dealer] != level:
+        raise InvalidArgumentError(
+            f"seat_levels[{bidding.dealer}]", Problem.INCONSISTENT, "the hand is played at the dealer's level"
+        )
+    return _play(rules, ctx=ctx, bidding=bidding, record=record, calls=calls, levels=seat_levels)
+
+
+def _checked(
+    rules: Rules,
+    *,
+    hands: Sequence[SeatCards],
+    bottom: Sequence[int],
+    declarations: Sequence[Shown],
+    buried: Sequence[int],
+    tricks: Sequence[tuple[Sequence[SeatCards], Sequence[int]]],
+) -> _Record:
+    """R14.1, R14.2: N hands of the table's size, its bottom, no face past D copies in any argument."""
+    n = rules.seats
+    size, bottom_size = table_sizes(rules.decks, n)
+    deal: list[tuple[int, ...] | None] = [None] * n
+    counter = Copies(rules.decks)
+    if len(hands) != n:
+        raise InvalidArgumentError("hands", Problem.BAD_SIZE, f"one hand for each of the {n} seats")
+    for i, (seat, cards) in enumerate(hands):
+        if not 0 <= seat < n or deal[seat] is not None:
+            raise InvalidArgumentError(
+                f"hands[{i}].seat", Problem.OUT_OF_RANGE, f"one hand per seat 0..{n - 1}"
+            )
+        if len(cards) != size:
+            raise InvalidArgumentError(f"hands[{i}].cards", Problem.BAD_SIZE, f"a hand is dealt {size} cards")
+        deal[seat] = faces_of(counter.add(cards, f"hands[{i}].cards"))
+    if len(bottom) != bottom_size:
+        raise InvalidArgumentError(
+            "bottom", Problem.BAD_SIZE, f"the bottom holds {bottom_size} cards (R14.2)"
+        )
+    counter.add(bottom, "bottom")
+    Copies(rules.decks).add(buried, "buried")
+    if len(tricks) > MAX_TABLE_TRICKS:
+        raise InvalidArgumentError(
+            "tricks", Problem.BAD_SIZE, f"a hand has at most {MAX_TABLE_TRICKS} tricks"
+        )
+    return _Record(
+        deal=tuple(hand for hand in deal if hand is not None),
+        bottom=tuple(bottom),
+        declarations=tuple(declarations),
+        buried=tuple(buried),
+        tricks=tuple(
+            _table_record(rules, i, plays, attempted) for i, (plays, attempted) in enumerate(tricks)
+        ),
+    )
+
+
+def _table_record(
+    rules: Rules, index: int, plays: Sequence[SeatCards], attempted: Sequence[int]
+) -> TrickRecord:
+    """One recorded trick: N non-empty plays in turn order from its leader (R14.4)."""
+    n, where = rules.seats, f"tricks[{index}]"
+    if len(plays) != n:
+        raise InvalidArgumentError(
+            f"{where}.plays", Problem.BAD_SIZE, f"a trick has {n} plays, got {len(plays)}"
+        )
+    leader = plays[0][0]
+    if not 0 <= leader < n:
+        raise InvalidArgumentError(f"{where}.plays[0].seat", Problem.OUT_OF_RANGE, f"seats are 0..{n - 1}")
+    for j, (seat, cards) in enumerate(plays):
+        if seat != (leader + j) % n:
+            raise InvalidArgumentError(
+                f"{where}.plays[{j}].seat", Problem.OUT_OF_ORDER, f"seat {(leader + j) % n} plays here"
+            )
+        if not cards:
+            raise InvalidArgumentError(f"{where}.plays[{j}].cards", Problem.MISSING, "a play has cards")
+        Copies(rules.decks).add(cards, f"{where}.plays[{j}].cards")
+    Copies(rules.decks).add(attempted, f"{where}.attempted_lead")
+    return TrickRecord(tuple(tuple(cards) for _, cards in plays), tuple(attempted), leader)
+
+
+def _deal_error(rules: Rules, record: _Record) -> str | None:
+    """None when the hands and the bottom are exactly D whole decks (R14.1)."""
+    total = [0] * NUM_FACES
+    for faces in (*record.deal, record.bottom):
+        for face in faces:
+            total[face] += 1
+    if any(count != rules.decks for count in total):
+        return f"the hands and the bottom are not {rules.decks} full decks"
+    return None
+
+
+def _play(
+    rules: Rules,
+    *,
+    ctx: TrumpContext,
+    bidding: Bidding,
+    record: _Record,
+    calls: Sequence[FriendCall],
+    levels: Sequence[int],
+) -> TableAudit:
+    """R11 then every trick (R14.4-R14.9, R15.8), then the settlement (R15.10-R15.13)."""
+    dealer, n = bidding.dealer, rules.seats
+    assert dealer is not None
+    hands = [list(faces) for faces in record.deal]
+    bury = _table_bury(rules, hands[dealer] + list(record.bottom), record.buried)
+    base = TableAudit(None, bidding, dealer, (), (), (), 0, None)
+    if not bury.legal:
+        bad = AuditError(Finding.ILLEGAL_BURY, bury.message, seat=dealer, violation=bury.reason)
+        return replace(base, error=bad)
+    hands[dealer] = _minus(hands[dealer] + list(record.bottom), record.buried)
+    results: list[TrickResult] = []
+    done: list[Trick] = []
+    sides: list[SidesAfter] = []
+    leaders: list[int] = []
+    failed: list[FailedThrow] = []
+    leader = dealer
+
+    def stop(error: AuditError) -> TableAudit:
+        score = sides[-1].attackers_points if sides else 0
+        return TableAudit(error, bidding, dealer, tuple(results), tuple(sides), tuple(leaders), score, None)
+
+    for index, trick in enumerate(record.tricks):
+        if trick.leader is not None and trick.leader != leader:
+            message = f"trick {index} is recorded as led by seat {trick.leader}; the lead is seat {leader}'s"
+            return stop(AuditError(Finding.PLAY_OUT_OF_TURN, message, index, trick.leader))
+        if not any(hands):
+            break  # R8.3: the hands emptied in an earlier trick
+        error = _check_table_trick(ctx, rules, hands, leader, trick, index)
+        if error:
+            return stop(error)
+        for offset, play in enumerate(trick.plays):
+            seat = (leader + offset) % n
+            hands[seat] = _minus(hands[seat], play)
+        probe = _table_trick(ctx, rules, leader, trick.plays, dealer, attackers=frozenset())
+        done.append(Trick(tuple(Play((leader + i) % n, p) for i, p in enumerate(trick.plays)), probe.winner))
+        after = replay_sides(rules, ctx, dealer, calls, done)[-1]  # R15.8: bounded, at most 52 tricks
+        last = not any(hands)
+        attackers = frozenset(range(n)) - after.dealer_side
+        result = _table_trick(ctx, rules, leader, trick.plays, dealer, attackers, last, record.buried)
+        results.append(result)
+        sides.append(after)
+        leaders.append(leader)
+        if trick.attempted:
+            failed.append(FailedThrow(leader, len(trick.attempted)))
+        leader = result.winner
+    if any(hands) or len(results) != len(record.tricks):
+        left = "cards are still in hand" if any(hands) else "tricks follow the last one"
+        return stop(AuditError(Finding.HAND_NOT_FINISHED, f"after {len(results)} tricks {left}"))
+    dig = results[-1].dig
+    settled = settle_table(
+        rules,
+        ctx,
+        dealer=dealer,
+        levels=levels,
+        calls=calls,
+        tricks=done,
+        dig_points=dig.added if dig else 0,
+        failed_throws=failed,
+    )
+    score = settled.score - settled.throw_penalty  # R16.2's penalty is the settlement's, as on two decks
+    return TableAudit(None, bidding, dealer, tuple(results), tuple(sides), tuple(leaders), score, settled)
+
+
+def _check_table_trick(  # noqa: PLR0917 (one private step of _play)
+    ctx: TrumpContext,
+    rules: Rules,
+    hands: Sequence[Sequence[int]],
+    leader: int,
+    trick: TrickRecord,
+    index: int,
+) -> AuditError | None:
+    """The first rule this trick breaks, judged against the hands before it (R4, R5 as R14.5, R14.6 rule)."""
+    n = rules.seats
+    lead = trick.plays[0]
+    attempt = trick.attempted or lead
+    others = {seat: hands[seat] for seat in range(n) if seat != leader}
+    verdict = _table_lead(ctx, rules, hands[leader], attempt, others)
+    if isinstance(verdict, Illegal):
+        return AuditError(Finding.ILLEGAL_LEAD, verdict.message, index, leader, verdict.reason)
+    led = verdict.throw.led if verdict.throw else attempt
+    failed = bool(verdict.throw and not verdict.throw.succeeded)
+    if sorted(led) != sorted(lead) or (bool(trick.attempted) and not failed):
+        message = f"the rules lead {format_cards(led)}; the record leads {format_cards(lead)}"
+        return AuditError(Finding.THROW_MISRECORDED, message, index, leader)
+    for offset in range(1, n):
+        seat = (leader + offset) % n
+        follow = _table_follow(ctx, rules, hands[seat], lead, trick.plays[offset])
+        if isinstance(follow, Illegal):
+            return AuditError(Finding.ILLEGAL_FOLLOW, follow.message, index, seat, follow.reason)
+    return None
+
+
+def _minus(faces: Sequence[int], taken: Sequence[int]) -> list[int]:
+    """``faces`` less ``taken`` (already checked to be held), in face order."""
+    counts = [0] * NUM_FACES
+    for face in faces:
+        counts[face] += 1
+    for face in taken:
+        counts[face] -= 1
+    return [face for face in range(NUM_FACES) for _ in range(counts[face])]
+
+
+# The play-side engine on N seats, each called from here alone (one line to change when it is renamed).
+
+
+def _table_lead(
+    ctx: TrumpContext,
+    rules: Rules,
+    hand: Sequence[int],
+    lead: Sequence[int],
+    others: Mapping[int, Sequence[int]],
+) -> Legal | Illegal:
+    """R4 (R14.5): a lead against the other hands."""
+    return table_lead(ctx, rules, hand=hand, lead=lead, others=others)
+
+
+def _table_follow(
+    ctx: TrumpContext, rules: Rules, hand: Sequence[int], lead: Sequence[int], play: Sequence[int]
+) -> Legal | Illegal:
+    """R5 (R14.6): a follow of the lead."""
+    return table_follow(ctx, rules, hand=hand, lead=lead, play=play)
+
+
+def _table_trick(  # noqa: PLR0917 (the trick's parts, each once)
+    ctx: TrumpContext,
+    rules: Rules,
+    leader: int,
+    plays: Sequence[Sequence[int]],
+    dealer: int,
+    attackers: frozenset[int],
+    last: bool = False,
+    bottom: Sequence[int] = (),
+) -> TrickResult:
+    """R7, R8 (R14.8, R14.9): the trick's winner and points with these attackers; the dig on the last."""
+    return table_trick(
+        ctx,
+        rules,
+        leader=leader,
+        plays=plays,
+        dealer=dealer,
+        last=last,
+        bottom=bottom if last else (),
+        attackers=attackers,
+    )
+
+
+def _table_bury(rules: Rules, hand: Sequence[int], bury: Sequence[int]) -> BuryResult:
+    """R11 (R14.2): the dealer's bury from his hand and the bottom."""
+    return table_bury(rules, hand=hand, bury=bury)
+
+
+class HandToAudit(Protocol):
+    """An AuditHand request as the shell decodes it: each table's fields decoded only when that table
+    reads them (:func:`audit_request`)."""
+
+    @property
+    def staked(self) -> bool:
+        """Whether the request carries a Tao Dou stake."""
+
+    def teams(self) -> TeamsRecord:
+        """The rulebooks' table's arguments (R0-R13)."""
+
+    def record(self) -> SeatsRecord:
+        """Another table's arguments (R14, R15)."""
+
+
+@dataclass(frozen=True, slots=True)
+class TeamsRecord:
+    """AuditHand's arguments on the rulebooks' table: :func:`audit`'s."""
+
+    level: int
+    attacker_level: int
+    hands: tuple[SeatCards, ...]
+    bottom: tuple[int, ...]
+    declarations: tuple[Shown, ...]
+    buried: tuple[int, ...]
+    tricks: tuple[tuple[Sequence[SeatCards], Sequence[int]], ...]
+    first_hand: bool
+    first_seated: int
+    dealer: int | None
+    stake: Stake | None
+
+
+@dataclass(frozen=True, slots=True)
+class SeatsRecord:
+    """AuditHand's arguments on any other table: :func:`audit_table`'s."""
+
+    level: int
+    seat_levels: tuple[int, ...]
+    hands: tuple[SeatCards, ...]
+    bottom: tuple[int, ...]
+    declarations: tuple[Shown, ...]
+    buried: tuple[int, ...]
+    tricks: tuple[tuple[Sequence[SeatCards], Sequence[int]], ...]
+    calls: tuple[FriendCall, ...]
+    first_hand: bool
+    first_seated: int
+    dealer: int | None
+
+
+def audit_request(rules: Rules, hand: HandToAudit) -> Audit | TableAudit:
+    """AuditHand on every table: R0-R13 on the rulebooks' table, R14 and R15 on any other, where a Tao Dou
+    stake is refused naming the ruleset field (R14.10)."""
+    if on_rulebook_table(rules):
+        teams = hand.teams()
+        return audit(
+            rules,
+            level=teams.level,
+            attacker_level=teams.attacker_level,
+            hands=teams.hands,
+            bottom=teams.bottom,
+            declarations=teams.declarations,
+            buried=teams.buried,
+            tricks=teams.tricks,
+            first_hand=teams.first_hand,
+            first_seated=teams.first_seated,
+            dealer=teams.dealer,
+            stake=teams.stake,
+        )
+    if hand.staked:
+        try:
+            require_rulebook_table(rules, "A Tao Dou stake", partners=True)
+        except InvalidArgumentError as error:
+            raise error.within("ruleset") from None
+    seats = hand.record()
+    return audit_table(
+        rules,
+        level=seats.level,
+        seat_levels=seats.seat_levels,
+        hands=seats.hands,
+        bottom=seats.bottom,
+        declarations=seats.declarations,
+        buried=seats.buried,
+        tricks=seats.tricks,
+        calls=seats.calls,
+        first_hand=seats.first_hand,
+        first_seated=seats.first_seated,
+        dealer=seats.dealer,
+    )

@@ -13,7 +13,7 @@ import functools
 from collections.abc import Callable, Sequence
 from typing import Any, Final, TypeVar
 
-from rules_core.audit import AuditError, audit
+from rules_core.audit import AuditError, audit_request
 from rules_core.bidding import declare
 from rules_core.errors import InvalidArgumentError
 from rules_core.forced_quit import forced_quit
@@ -24,7 +24,6 @@ from rules_core.strategy.bury import suggest_bury
 from rules_core.strategy.declaration import suggest_declaration
 from rules_core.table import is_default, table_bury
 from rules_core.table_advice import bury_on_table, declaration_on_table, list_table_plays, suggest_on_table
-from rules_core.table_audit import audit_table
 from rules_core.table_turn import (
     MAX_TABLE_BOTTOM,
     MAX_TABLE_CARDS,
@@ -435,73 +434,16 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
 
     @_answers
     def AuditHand(self, request: pb.AuditHandRequest, context: Context) -> pb.AuditHandResponse:
-        """rules_core's audit replays the hand and stops at the first broken rule; a valid hand is settled."""
+        """rules_core's audit replays the hand on its table and stops at the first broken rule; a valid hand
+        is settled."""
         rules, preset = self._rules(request.ruleset, "AuditHand")
-        if not on_rulebook_table(rules):  # R14, R15: rules_core.table_audit
-            return self._table_audit(request, rules, preset, context)
-        level = convert.level(request.level, "level")
-        attacker_level = convert.level(request.attacker_level, "attacker_level")
-        hands, bottom = convert.seated(request.hands, "hands"), convert.cards(request.bottom, "bottom")
-        acts = convert.declarations(request.declarations, "declarations")
-        buried, tricks = (
-            convert.cards(request.buried, "buried"),
-            convert.recorded_tricks(request.tricks, "tricks"),
-        )
-        stake = convert.stake(request.tao_dou) if request.HasField("tao_dou") else None
         check_deadline(context)
-        result = audit(
-            rules,
-            level=level,
-            attacker_level=attacker_level,
-            hands=hands,
-            bottom=bottom,
-            declarations=acts,
-            buried=buried,
-            tricks=tricks,
-            first_hand=request.first_hand,
-            first_seated=request.first_seated,
-            dealer=request.dealer if request.HasField("dealer") else None,
-            stake=stake,
-        )
-        if result.settlement is not None:
-            self._settled(result.settlement.winner_side, result.settlement.g_eff)
+        result = audit_request(rules, convert.AuditArguments(request))
+        band = convert.audited_band(result)
+        if band is not None:
+            self._settled(*band)
         self._audited(preset, result.error)
-        return convert.audit_response(result)
-
-    def _table_audit(
-        self, request: pb.AuditHandRequest, rules: Rules, preset: str, context: Context
-    ) -> pb.AuditHandResponse:
-        """AuditHand on another table: R14's leads and follows, R15's sides from the friend calls, and the
-        per-seat settlement (R15.8-R15.13); no Tao Dou stake there (R14.10)."""
-        if request.HasField("tao_dou"):
-            self._rulebook(rules, "A Tao Dou stake", partners=True)  # R14.10
-        level = convert.level(request.level, "level")
-        levels = convert.seat_levels(request.seat_levels)
-        hands = convert.seated(request.hands, "hands", table=True)
-        bottom = convert.cards(request.bottom, "bottom", MAX_TABLE_BOTTOM)
-        acts = convert.declarations(request.declarations, "declarations")
-        buried = convert.cards(request.buried, "buried", MAX_TABLE_HAND)
-        tricks = convert.table_recorded_tricks(request.tricks, "tricks")
-        calls = convert.friend_calls(request.friend_calls)
-        check_deadline(context)
-        result = audit_table(
-            rules,
-            level=level,
-            seat_levels=levels,
-            hands=hands,
-            bottom=bottom,
-            declarations=acts,
-            buried=buried,
-            tricks=tricks,
-            calls=calls,
-            first_hand=request.first_hand,
-            first_seated=request.first_seated,
-            dealer=request.dealer if request.HasField("dealer") else None,
-        )
-        if result.settlement is not None:
-            self._settled(result.settlement.winner_side, result.settlement.g)
-        self._audited(preset, result.error)
-        return convert.table_audit_response(result, rules.seats)
+        return convert.audited_response(result, rules.seats)
 
     # ---------------------------------------------------------------------------------------------
     # batches: each item exactly as its unary method answers it

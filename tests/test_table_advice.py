@@ -11,7 +11,7 @@ from dataclasses import replace
 
 import pytest
 
-from rules_core.bidding import Shown
+from rules_core.bidding import Shown, declare
 from rules_core.cards import BIG_JOKER, NUM_FACES, SMALL_JOKER, Suit
 from rules_core.rules import DEFAULT_RULES, Partners, Rules
 from rules_core.table import judge_wide, table_bury, table_follow, table_lead, table_sizes
@@ -21,7 +21,6 @@ from rules_core.table_advice import (
     suggest_table_declaration,
     suggest_table_play,
 )
-from rules_core.bidding import declare
 from rules_core.trump import trump_context
 from rules_core.tuples import decompose_wide
 from rules_core.verdicts import Legal

@@ -9,7 +9,7 @@ from dataclasses import replace
 
 import pytest
 
-from rules_core.audit import Finding
+from rules_core.audit import Finding, TableAudit, audit_table
 from rules_core.cards import NUM_FACES, SMALL_JOKER, Suit, rank_of
 from rules_core.errors import InvalidArgumentError
 from rules_core.friends import (
@@ -26,7 +26,6 @@ from rules_core.rules import DEFAULT_RULES, Partners, Rules
 from rules_core.seating import SeatCards
 from rules_core.table import judge_wide, table_follow, table_lead, table_sizes, table_trick
 from rules_core.table_advice import suggest_table_bury, suggest_table_play
-from rules_core.table_audit import TableAudit, audit_table
 from rules_core.trump import TrumpContext, trump_context
 from rules_core.tuples import decompose_wide
 from rules_core.verdicts import Legal
