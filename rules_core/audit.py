@@ -13,7 +13,6 @@ record holds what happened on the table; the audit holds nothing of its own.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
@@ -22,22 +21,18 @@ from typing import Protocol
 from rules_core.bidding import Bidding, Declaration, Shown, declarations_of, declare, resolve_declarations
 from rules_core.cards import (
     BOTTOM_SIZE,
-    FULL_DECK,
     HAND_SIZE,
     NUM_FACES,
     PLAYERS,
     Deck,
     Hand,
-    add,
     check_copies,
     check_size,
     faces_of,
     format_cards,
     hand_of,
-    remove,
 )
 from rules_core.errors import InvalidArgumentError, Problem
-from rules_core.follow import check_follow
 from rules_core.friends import (
     ACE,
     FriendCall,
@@ -49,16 +44,15 @@ from rules_core.friends import (
     replay_sides,
     settle_table,
 )
-from rules_core.kitty import BuryResult, check_bury
-from rules_core.rules import FollowRule, NoBid, Rules, on_rulebook_table, require_rulebook_table
+from rules_core.kitty import BuryResult
+from rules_core.rules import NoBid, Rules, on_rulebook_table, require_rulebook_table
 from rules_core.seating import SeatCards, by_seat, in_turn, seat_in_range
 from rules_core.settlement import FailedThrow, Settlement, check_int, check_level, check_seat
 from rules_core.table import Counter as Copies
 from rules_core.table import table_bury, table_follow, table_lead, table_sizes, table_trick
 from rules_core.table_turn import MAX_TABLE_TRICKS
 from rules_core.taodou import CoinSettlement, Stake, check_coins_enabled, settle
-from rules_core.throw import check_lead
-from rules_core.trick import TrickResult, resolve_trick
+from rules_core.trick import TrickResult
 from rules_core.trump import TrumpContext, trump_context
 from rules_core.verdicts import Illegal, Legal, Violation
 
@@ -188,7 +182,7 @@ def audit_hand(rules: Rules, record: HandRecord, *, stake: Stake | None = None) 
             )
     if stake is not None:
         check_coins_enabled(rules)
-    deal_error = _check_deal(record)
+    deal_error = _deal_error(rules, tuple(faces_of(hand) for hand in record.deal), record.bottom)
     shown = tuple(  # R10.1: what a seat shows must be in its hand; the full deal bounds what it had
         d if d.hand is not None or deal_error else replace(d, hand=record.deal[d.seat])
         for d in record.declarations
@@ -211,43 +205,12 @@ def audit_hand(rules: Rules, record: HandRecord, *, stake: Stake | None = None) 
         return stop(AuditError(Finding.DEAL_NOT_A_DECK, deal_error))
     if dealer is None:
         return stop(AuditError(Finding.NO_DEALER, "a hand after the first must name its dealer"))
-    hands = list(record.deal)
-    bury = check_bury(hand=add(hands[dealer], record.bottom), bury=record.buried)
-    if not bury.legal or bury.remaining is None:
-        return stop(AuditError(Finding.ILLEGAL_BURY, bury.message, seat=dealer, violation=bury.reason))
-    hands[dealer] = bury.remaining
     ctx = trump_context(record.level, bidding.contract)
-    results: list[TrickResult] = []
-    leader, score = dealer, 0
-    failed: list[FailedThrow] = []  # R16.2: what THROW-PENALTY charges
-    for index, trick in enumerate(record.tricks):
-        if trick.leader is not None and trick.leader != leader:
-            message = (
-                f"trick {index} is recorded as led by seat {trick.leader}; "
-                f"the lead belongs to seat {leader} (R4.1, R7.4)"
-            )
-            return stop(AuditError(Finding.PLAY_OUT_OF_TURN, message, index, trick.leader), results, score)
-        if not any(sum(hand) for hand in hands):
-            break  # R8.3: the hands emptied in an earlier trick
-        error = _check_trick(ctx, rules, hands=hands, leader=leader, trick=trick, index=index)
-        if error:
-            return stop(error, results, score)
-        for offset, play in enumerate(trick.plays):
-            seat = (leader + offset) % PLAYERS
-            hands[seat] = remove(hands[seat], play)
-        last = not any(sum(hand) for hand in hands)
-        result = resolve_trick(
-            ctx, rules, leader=leader, plays=trick.plays, dealer=dealer, last=last, bottom=record.buried
-        )
-        results.append(result)
-        score += result.attacker_points
-        if trick.attempted:
-            failed.append(FailedThrow(leader, len(trick.attempted)))
-        leader = result.winner
-    played = len(results)
-    if any(sum(hand) for hand in hands) or played != len(record.tricks):
-        left = "cards are still in hand" if any(sum(hand) for hand in hands) else "tricks follow the last one"
-        return stop(AuditError(Finding.HAND_NOT_FINISHED, f"after {played} tricks {left}"), results, score)
+    deal = tuple(faces_of(hand) for hand in record.deal)
+    played = _play(rules, ctx, dealer, deal, record.bottom, record.buried, record.tricks)
+    score = sum(result.attacker_points for result in played.results)
+    if played.error:
+        return stop(played.error, played.results, score)
     settled = settle(
         rules=rules,
         dealer_seat=dealer,
@@ -256,100 +219,176 @@ def audit_hand(rules: Rules, record: HandRecord, *, stake: Stake | None = None) 
         score=score,
         stake=stake,
         declared_overturn=bidding.overturn_multiplier,
-        failed_throws=failed,
-        last_trick_win=_last_win(results, record.tricks, dealer),
+        failed_throws=played.failed,
+        last_trick_win=_last_win(rules, played, record.tricks),
     )
-    return Audit(None, bidding, dealer, tuple(results), score, settled.settlement, settled.coins)
+    return Audit(None, bidding, dealer, played.results, score, settled.settlement, settled.coins)
 
 
 def _last_win(
-    results: Sequence[TrickResult], tricks: Sequence[TrickRecord], dealer: int
+    rules: Rules, played: _Played, tricks: Sequence[TrickRecord]
 ) -> tuple[int, tuple[int, ...]] | None:
     """The last trick's winner and the cards he won with (R16.4's single jack is read off them)."""
-    if not results:
+    if not played.results:
         return None
-    leaders = (dealer, *(result.winner for result in results))
-    winner = results[-1].winner
-    return winner, tricks[len(results) - 1].plays[(winner - leaders[len(results) - 1]) % PLAYERS]
+    winner, leader = played.results[-1].winner, played.leaders[-1]
+    return winner, tricks[len(played.results) - 1].plays[(winner - leader) % rules.seats]
 
 
-def _check_deal(record: HandRecord) -> str | None:
-    """None when the deal and bottom are exactly two decks split 25/25/25/25/8 (R1.1, R1.6)."""
-    if len(record.deal) != PLAYERS:
-        return f"the deal has {len(record.deal)} hands, not {PLAYERS}"
-    for seat, hand in enumerate(record.deal):
-        if sum(hand) != HAND_SIZE:
-            return f"seat {seat} was dealt {sum(hand)} cards, not {HAND_SIZE}"
-    if len(record.bottom) != BOTTOM_SIZE:
-        return f"the bottom has {len(record.bottom)} cards, not {BOTTOM_SIZE}"
-    total = Counter(record.bottom)
-    for hand in record.deal:
-        total.update({face: count for face, count in enumerate(hand) if count})
-    if any(total[face] != FULL_DECK[face] for face in range(len(FULL_DECK))):
-        return "the hands and the bottom are not two full decks"
+_DECKS = ("no", "one", "two", "three", "four")
+
+
+def _deal_error(rules: Rules, deal: Sequence[Sequence[int]], bottom: Sequence[int]) -> str | None:
+    """None when the hands (faces) and the bottom are exactly D whole decks dealt in N hands of R14.2's size
+    and its bottom (R1.1, R1.6, R14.1, R14.2)."""
+    n, (size, bottom_size) = rules.seats, table_sizes(rules.decks, rules.seats)
+    if len(deal) != n:
+        return f"the deal has {len(deal)} hands, not {n}"
+    for seat, hand in enumerate(deal):
+        if len(hand) != size:
+            return f"seat {seat} was dealt {len(hand)} cards, not {size}"
+    if len(bottom) != bottom_size:
+        return f"the bottom has {len(bottom)} cards, not {bottom_size}"
+    total = [0] * NUM_FACES
+    for faces in (*deal, bottom):
+        for face in faces:
+            total[face] += 1
+    if any(count != rules.decks for count in total):
+        return f"the hands and the bottom are not {_DECKS[rules.decks]} full decks"
     return None
 
 
-def _check_trick(
-    ctx: TrumpContext, rules: Rules, *, hands: list[Hand], leader: int, trick: TrickRecord, index: int
+@dataclass(frozen=True, slots=True)
+class _Played:
+    """How far the bury and the tricks got on any table: the first error, or None when the hand finished."""
+
+    error: AuditError | None
+    results: tuple[TrickResult, ...]
+    leaders: tuple[int, ...]
+    sides: tuple[SidesAfter, ...]
+    """The sides after each trick (R15.8), when the calls were given."""
+    done: tuple[Trick, ...]
+    failed: tuple[FailedThrow, ...]
+    """R16.2: the failed throws THROW-PENALTY charges."""
+
+
+def _play(  # noqa: PLR0917 (the record's parts, each once)
+    rules: Rules,
+    ctx: TrumpContext,
+    dealer: int,
+    deal: Sequence[Sequence[int]],
+    bottom: Sequence[int],
+    buried: Sequence[int],
+    tricks: Sequence[TrickRecord],
+    calls: Sequence[FriendCall] | None = None,
+) -> _Played:
+    """R11 then every trick (R4-R8, R14.4-R14.9) against the hands as they stand, on every table; with
+    ``calls`` the sides after each trick (R15.8) are replayed and make its attackers."""
+    n = rules.seats
+    hands = [list(faces) for faces in deal]
+    bury = _bury(rules, [*hands[dealer], *bottom], buried)
+    results: list[TrickResult] = []
+    leaders: list[int] = []
+    sides: list[SidesAfter] = []
+    done: list[Trick] = []
+    failed: list[FailedThrow] = []
+
+    def stop(error: AuditError | None) -> _Played:
+        return _Played(error, tuple(results), tuple(leaders), tuple(sides), tuple(done), tuple(failed))
+
+    if not bury.legal or bury.remaining is None:
+        return stop(AuditError(Finding.ILLEGAL_BURY, bury.message, seat=dealer, violation=bury.reason))
+    hands[dealer] = list(faces_of(bury.remaining))
+    leader = dealer
+    for index, trick in enumerate(tricks):
+        if trick.leader is not None and trick.leader != leader:
+            message = (
+                f"trick {index} is recorded as led by seat {trick.leader}; "
+                f"the lead belongs to seat {leader} (R4.1, R7.4)"
+            )
+            return stop(AuditError(Finding.PLAY_OUT_OF_TURN, message, index, trick.leader))
+        if not any(hands):
+            break  # R8.3: the hands emptied in an earlier trick
+        error = _check_trick(ctx, rules, hands, leader, trick, index)
+        if error:
+            return stop(error)
+        for offset, play in enumerate(trick.plays):
+            seat = (leader + offset) % n
+            hands[seat] = _minus(hands[seat], play)
+        attackers = None
+        if calls is not None:  # R15.8: the sides after this trick, which its winner may join
+            probe = _trick(ctx, rules, leader, trick.plays, dealer, frozenset())
+            done.append(
+                Trick(tuple(Play((leader + i) % n, p) for i, p in enumerate(trick.plays)), probe.winner)
+            )
+            sides.append(replay_sides(rules, ctx, dealer, calls, done)[-1])  # bounded: at most 52 tricks
+            attackers = frozenset(range(n)) - sides[-1].dealer_side
+        result = _trick(ctx, rules, leader, trick.plays, dealer, attackers, not any(hands), buried)
+        results.append(result)
+        leaders.append(leader)
+        if trick.attempted:
+            failed.append(FailedThrow(leader, len(trick.attempted)))
+        leader = result.winner
+    if any(hands) or len(results) != len(tricks):
+        left = "cards are still in hand" if any(hands) else "tricks follow the last one"
+        return stop(AuditError(Finding.HAND_NOT_FINISHED, f"after {len(results)} tricks {left}"))
+    return stop(None)
+
+
+def _check_trick(  # noqa: PLR0917 (one private step of _play)
+    ctx: TrumpContext,
+    rules: Rules,
+    hands: Sequence[Sequence[int]],
+    leader: int,
+    trick: TrickRecord,
+    index: int,
 ) -> AuditError | None:
-    """The first rule this trick breaks, judged against the hands before it (R4, R5)."""
-    if len(trick.plays) != PLAYERS:
+    """The first rule this trick breaks, judged against the hands before it (R4, R5; R14.5, R14.6)."""
+    n = rules.seats
+    if len(trick.plays) != n:
         return AuditError(Finding.ILLEGAL_FOLLOW, f"trick {index} has {len(trick.plays)} plays", trick=index)
     lead = trick.plays[0]
-    others = {seat: hands[seat] for seat in range(PLAYERS) if seat != leader}
     attempt = trick.attempted or lead
-    verdict = check_lead(ctx, rules, hand=hands[leader], lead=attempt, others=others)
+    others = {seat: hands[seat] for seat in range(n) if seat != leader}
+    verdict = _lead(ctx, rules, hands[leader], attempt, others)
     if isinstance(verdict, Illegal):
         return AuditError(Finding.ILLEGAL_LEAD, verdict.message, index, leader, verdict.reason)
     led = verdict.throw.led if verdict.throw else attempt
-    if Counter(led) != Counter(lead) or (
-        trick.attempted and not (verdict.throw and not verdict.throw.succeeded)
-    ):
-        should = format_cards(led)
-        return AuditError(
-            Finding.THROW_MISRECORDED,
-            f"the rules lead {should}; the record leads {format_cards(lead)}",
-            index,
-            leader,
-        )
-    for offset in (1, 2, 3):
-        seat = (leader + offset) % PLAYERS
-        play = trick.plays[offset]
-        follow = check_follow(
-            ctx, hand=hands[seat], lead=lead, play=play, structure=rules.follow is FollowRule.STRUCTURE
-        )  # R16.3
+    failed = bool(verdict.throw and not verdict.throw.succeeded)
+    if sorted(led) != sorted(lead) or (bool(trick.attempted) and not failed):
+        message = f"the rules lead {format_cards(led)}; the record leads {format_cards(lead)}"
+        return AuditError(Finding.THROW_MISRECORDED, message, index, leader)
+    for offset in range(1, n):
+        seat = (leader + offset) % n
+        follow = _follow(ctx, rules, hands[seat], lead, trick.plays[offset])
         if isinstance(follow, Illegal):
             return AuditError(Finding.ILLEGAL_FOLLOW, follow.message, index, seat, follow.reason)
     return None
 
 
-def audit(
-    rules: Rules,
-    *,
-    level: int,
-    attacker_level: int,
-    hands: Sequence[SeatCards],
-    bottom: Sequence[int],
-    declarations: Sequence[Shown],
-    buried: Sequence[int],
-    tricks: Sequence[tuple[Sequence[SeatCards], Sequence[int]]],
-    first_hand: bool = False,
-    first_seated: int = 0,
-    dealer: int | None = None,
-    stake: Stake | None = None,
-) -> Audit:
-    """The request-level :func:`audit_hand`: a hand record as a request lists it (seated hands and plays,
-    each trick with its attempted lead), its arguments named like the request's fields."""
+def _minus(faces: Sequence[int], taken: Sequence[int]) -> list[int]:
+    """``faces`` less ``taken`` (already checked to be held), in face order."""
+    counts = [0] * NUM_FACES
+    for face in faces:
+        counts[face] += 1
+    for face in taken:
+        counts[face] -= 1
+    return [face for face in range(NUM_FACES) for _ in range(counts[face])]
+
+
+def _audit_teams(rules: Rules, request: TeamsRecord) -> Audit:
+    """AuditHand on the rulebooks' table: the record as a request lists it (seated hands and plays, each
+    trick with its attempted lead) checked and named like the request's fields, then :func:`audit_hand`."""
+    hands, bottom, buried, dealer = request.hands, request.bottom, request.buried, request.dealer
     deck = Deck()
     dealt = by_seat(hands, "hands", seats=range(PLAYERS), deck=deck, low=HAND_SIZE, high=HAND_SIZE)
     check_size(bottom, "bottom", BOTTOM_SIZE, BOTTOM_SIZE, "the bottom")
     deck.add(bottom, "bottom")
-    sequence = declarations_of(declarations)
-    check_seat("first_seated", first_seated)
+    sequence = declarations_of(request.declarations)
+    check_seat("first_seated", request.first_seated)
     if dealer is not None:
         check_seat("dealer", dealer)
-        if first_hand:
+        if request.first_hand:
             raise InvalidArgumentError(
                 "dealer",
                 Problem.INCONSISTENT,
@@ -357,18 +396,18 @@ def audit(
             )
     check_copies(buried, "buried")
     record = HandRecord(
-        level=level,
-        attacker_level=attacker_level,
+        level=request.level,
+        attacker_level=request.attacker_level,
         deal=tuple(hand_of(dealt[seat]) for seat in range(PLAYERS)),
         bottom=tuple(bottom),
         declarations=sequence,
         buried=tuple(buried),
-        tricks=_recorded_tricks(tricks),
-        first_hand=first_hand,
-        first_seated=first_seated,
+        tricks=_recorded_tricks(request.tricks),
+        first_hand=request.first_hand,
+        first_seated=request.first_seated,
         dealer=dealer,
     )
-    return audit_hand(rules, record, stake=stake)
+    return audit_hand(rules, record, stake=request.stake)
 
 
 def _recorded_tricks(tricks: Sequence[tuple[Sequence[SeatCards], Sequence[int]]]) -> tuple[TrickRecord, ...]:
@@ -434,34 +473,19 @@ class _Record:
     tricks: tuple[TrickRecord, ...]
 
 
-def audit_table(
-    rules: Rules,
-    *,
-    level: int,
-    seat_levels: Sequence[int],
-    hands: Sequence[SeatCards],
-    bottom: Sequence[int],
-    declarations: Sequence[Shown],
-    buried: Sequence[int],
-    tricks: Sequence[tuple[Sequence[SeatCards], Sequence[int]]],
-    calls: Sequence[FriendCall],
-    first_hand: bool = False,
-    first_seated: int = 0,
-    dealer: int | None = None,
-) -> TableAudit:
+def audit_table(rules: Rules, request: SeatsRecord) -> TableAudit:
     """Replay a hand on another table step by step, stopping at the first broken rule (R14, R15)."""
     if on_rulebook_table(rules):  # its audit is audit(): audit_request picks it
         raise InvalidArgumentError("ruleset", Problem.INCONSISTENT, "the rulebooks' table has its own audit")
-    record = _checked(
-        rules, hands=hands, bottom=bottom, declarations=declarations, buried=buried, tricks=tricks
-    )
+    record = _checked(rules, request)
+    level, seat_levels, calls = request.level, request.seat_levels, request.calls
     if len(seat_levels) != rules.seats:
         raise InvalidArgumentError(
             "seat_levels", Problem.BAD_SIZE, f"one level for each of the {rules.seats} seats (R15.11)"
         )
     for seat, value in enumerate(seat_levels):
         check_int(f"seat_levels[{seat}]", value, low=2, high=ACE)
-    deal_error = _deal_error(rules, record)
+    deal_error = _deal_error(rules, record.deal, record.bottom)
     shown = tuple(
         (
             seat,
@@ -471,7 +495,12 @@ def audit_table(
         for seat, cards, held in record.declarations
     )
     bidding = declare(  # R14.11 (R10.1: what a seat shows is in its dealt hand)
-        rules=rules, level=level, acts=shown, first_hand=first_hand, first_seated=first_seated, dealer=dealer
+        rules=rules,
+        level=level,
+        acts=shown,
+        first_hand=request.first_hand,
+        first_seated=request.first_seated,
+        dealer=request.dealer,
     )
     empty = TableAudit(None, bidding, bidding.dealer, (), (), (), 0, None)
     if deal_error:
@@ -491,19 +520,32 @@ def audit_table(
         raise InvalidArgumentError(
             f"seat_levels[{bidding.dealer}]", Problem.INCONSISTENT, "the hand is played at the dealer's level"
         )
-    return _play(rules, ctx=ctx, bidding=bidding, record=record, calls=calls, levels=seat_levels)
+    dealer = bidding.dealer
+    played = _play(rules, ctx, dealer, record.deal, record.bottom, record.buried, record.tricks, calls)
+    score = played.sides[-1].attackers_points if played.sides else 0
+    audit = TableAudit(
+        played.error, bidding, dealer, played.results, played.sides, played.leaders, score, None
+    )
+    if played.error:
+        return audit
+    dig = played.results[-1].dig
+    settled = settle_table(
+        rules,
+        ctx,
+        dealer=dealer,
+        levels=seat_levels,
+        calls=calls,
+        tricks=played.done,
+        dig_points=dig.added if dig else 0,
+        failed_throws=played.failed,
+    )
+    score = settled.score - settled.throw_penalty  # R16.2's penalty is the settlement's, as on two decks
+    return replace(audit, score=score, settlement=settled)
 
 
-def _checked(
-    rules: Rules,
-    *,
-    hands: Sequence[SeatCards],
-    bottom: Sequence[int],
-    declarations: Sequence[Shown],
-    buried: Sequence[int],
-    tricks: Sequence[tuple[Sequence[SeatCards], Sequence[int]]],
-) -> _Record:
+def _checked(rules: Rules, request: SeatsRecord) -> _Record:
     """R14.1, R14.2: N hands of the table's size, its bottom, no face past D copies in any argument."""
+    hands, bottom, buried, tricks = request.hands, request.bottom, request.buried, request.tricks
     n = rules.seats
     size, bottom_size = table_sizes(rules.decks, n)
     deal: list[tuple[int, ...] | None] = [None] * n
@@ -531,7 +573,7 @@ def _checked(
     return _Record(
         deal=tuple(hand for hand in deal if hand is not None),
         bottom=tuple(bottom),
-        declarations=tuple(declarations),
+        declarations=tuple(request.declarations),
         buried=tuple(buried),
         tricks=tuple(
             _table_record(rules, i, plays, attempted) for i, (plays, attempted) in enumerate(tricks)
@@ -563,132 +605,10 @@ def _table_record(
     return TrickRecord(tuple(tuple(cards) for _, cards in plays), tuple(attempted), leader)
 
 
-def _deal_error(rules: Rules, record: _Record) -> str | None:
-    """None when the hands and the bottom are exactly D whole decks (R14.1)."""
-    total = [0] * NUM_FACES
-    for faces in (*record.deal, record.bottom):
-        for face in faces:
-            total[face] += 1
-    if any(count != rules.decks for count in total):
-        return f"the hands and the bottom are not {rules.decks} full decks"
-    return None
-
-
-def _play(
-    rules: Rules,
-    *,
-    ctx: TrumpContext,
-    bidding: Bidding,
-    record: _Record,
-    calls: Sequence[FriendCall],
-    levels: Sequence[int],
-) -> TableAudit:
-    """R11 then every trick (R14.4-R14.9, R15.8), then the settlement (R15.10-R15.13)."""
-    dealer, n = bidding.dealer, rules.seats
-    assert dealer is not None
-    hands = [list(faces) for faces in record.deal]
-    bury = _table_bury(rules, hands[dealer] + list(record.bottom), record.buried)
-    base = TableAudit(None, bidding, dealer, (), (), (), 0, None)
-    if not bury.legal:
-        bad = AuditError(Finding.ILLEGAL_BURY, bury.message, seat=dealer, violation=bury.reason)
-        return replace(base, error=bad)
-    hands[dealer] = _minus(hands[dealer] + list(record.bottom), record.buried)
-    results: list[TrickResult] = []
-    done: list[Trick] = []
-    sides: list[SidesAfter] = []
-    leaders: list[int] = []
-    failed: list[FailedThrow] = []
-    leader = dealer
-
-    def stop(error: AuditError) -> TableAudit:
-        score = sides[-1].attackers_points if sides else 0
-        return TableAudit(error, bidding, dealer, tuple(results), tuple(sides), tuple(leaders), score, None)
-
-    for index, trick in enumerate(record.tricks):
-        if trick.leader is not None and trick.leader != leader:
-            message = f"trick {index} is recorded as led by seat {trick.leader}; the lead is seat {leader}'s"
-            return stop(AuditError(Finding.PLAY_OUT_OF_TURN, message, index, trick.leader))
-        if not any(hands):
-            break  # R8.3: the hands emptied in an earlier trick
-        error = _check_table_trick(ctx, rules, hands, leader, trick, index)
-        if error:
-            return stop(error)
-        for offset, play in enumerate(trick.plays):
-            seat = (leader + offset) % n
-            hands[seat] = _minus(hands[seat], play)
-        probe = _table_trick(ctx, rules, leader, trick.plays, dealer, attackers=frozenset())
-        done.append(Trick(tuple(Play((leader + i) % n, p) for i, p in enumerate(trick.plays)), probe.winner))
-        after = replay_sides(rules, ctx, dealer, calls, done)[-1]  # R15.8: bounded, at most 52 tricks
-        last = not any(hands)
-        attackers = frozenset(range(n)) - after.dealer_side
-        result = _table_trick(ctx, rules, leader, trick.plays, dealer, attackers, last, record.buried)
-        results.append(result)
-        sides.append(after)
-        leaders.append(leader)
-        if trick.attempted:
-            failed.append(FailedThrow(leader, len(trick.attempted)))
-        leader = result.winner
-    if any(hands) or len(results) != len(record.tricks):
-        left = "cards are still in hand" if any(hands) else "tricks follow the last one"
-        return stop(AuditError(Finding.HAND_NOT_FINISHED, f"after {len(results)} tricks {left}"))
-    dig = results[-1].dig
-    settled = settle_table(
-        rules,
-        ctx,
-        dealer=dealer,
-        levels=levels,
-        calls=calls,
-        tricks=done,
-        dig_points=dig.added if dig else 0,
-        failed_throws=failed,
-    )
-    score = settled.score - settled.throw_penalty  # R16.2's penalty is the settlement's, as on two decks
-    return TableAudit(None, bidding, dealer, tuple(results), tuple(sides), tuple(leaders), score, settled)
-
-
-def _check_table_trick(  # noqa: PLR0917 (one private step of _play)
-    ctx: TrumpContext,
-    rules: Rules,
-    hands: Sequence[Sequence[int]],
-    leader: int,
-    trick: TrickRecord,
-    index: int,
-) -> AuditError | None:
-    """The first rule this trick breaks, judged against the hands before it (R4, R5 as R14.5, R14.6 rule)."""
-    n = rules.seats
-    lead = trick.plays[0]
-    attempt = trick.attempted or lead
-    others = {seat: hands[seat] for seat in range(n) if seat != leader}
-    verdict = _table_lead(ctx, rules, hands[leader], attempt, others)
-    if isinstance(verdict, Illegal):
-        return AuditError(Finding.ILLEGAL_LEAD, verdict.message, index, leader, verdict.reason)
-    led = verdict.throw.led if verdict.throw else attempt
-    failed = bool(verdict.throw and not verdict.throw.succeeded)
-    if sorted(led) != sorted(lead) or (bool(trick.attempted) and not failed):
-        message = f"the rules lead {format_cards(led)}; the record leads {format_cards(lead)}"
-        return AuditError(Finding.THROW_MISRECORDED, message, index, leader)
-    for offset in range(1, n):
-        seat = (leader + offset) % n
-        follow = _table_follow(ctx, rules, hands[seat], lead, trick.plays[offset])
-        if isinstance(follow, Illegal):
-            return AuditError(Finding.ILLEGAL_FOLLOW, follow.message, index, seat, follow.reason)
-    return None
-
-
-def _minus(faces: Sequence[int], taken: Sequence[int]) -> list[int]:
-    """``faces`` less ``taken`` (already checked to be held), in face order."""
-    counts = [0] * NUM_FACES
-    for face in faces:
-        counts[face] += 1
-    for face in taken:
-        counts[face] -= 1
-    return [face for face in range(NUM_FACES) for _ in range(counts[face])]
-
-
 # The play-side engine on N seats, each called from here alone (one line to change when it is renamed).
 
 
-def _table_lead(
+def _lead(
     ctx: TrumpContext,
     rules: Rules,
     hand: Sequence[int],
@@ -699,20 +619,20 @@ def _table_lead(
     return table_lead(ctx, rules, hand=hand, lead=lead, others=others)
 
 
-def _table_follow(
+def _follow(
     ctx: TrumpContext, rules: Rules, hand: Sequence[int], lead: Sequence[int], play: Sequence[int]
 ) -> Legal | Illegal:
     """R5 (R14.6): a follow of the lead."""
     return table_follow(ctx, rules, hand=hand, lead=lead, play=play)
 
 
-def _table_trick(  # noqa: PLR0917 (the trick's parts, each once)
+def _trick(  # noqa: PLR0917 (the trick's parts, each once)
     ctx: TrumpContext,
     rules: Rules,
     leader: int,
     plays: Sequence[Sequence[int]],
     dealer: int,
-    attackers: frozenset[int],
+    attackers: frozenset[int] | None,
     last: bool = False,
     bottom: Sequence[int] = (),
 ) -> TrickResult:
@@ -729,7 +649,7 @@ def _table_trick(  # noqa: PLR0917 (the trick's parts, each once)
     )
 
 
-def _table_bury(rules: Rules, hand: Sequence[int], bury: Sequence[int]) -> BuryResult:
+def _bury(rules: Rules, hand: Sequence[int], bury: Sequence[int]) -> BuryResult:
     """R11 (R14.2): the dealer's bury from his hand and the bottom."""
     return table_bury(rules, hand=hand, bury=bury)
 
@@ -778,47 +698,19 @@ class SeatsRecord:
     buried: tuple[int, ...]
     tricks: tuple[tuple[Sequence[SeatCards], Sequence[int]], ...]
     calls: tuple[FriendCall, ...]
-    first_hand: bool
-    first_seated: int
-    dealer: int | None
+    first_hand: bool = False
+    first_seated: int = 0
+    dealer: int | None = None
 
 
 def audit_request(rules: Rules, hand: HandToAudit) -> Audit | TableAudit:
     """AuditHand on every table: R0-R13 on the rulebooks' table, R14 and R15 on any other, where a Tao Dou
     stake is refused naming the ruleset field (R14.10)."""
     if on_rulebook_table(rules):
-        teams = hand.teams()
-        return audit(
-            rules,
-            level=teams.level,
-            attacker_level=teams.attacker_level,
-            hands=teams.hands,
-            bottom=teams.bottom,
-            declarations=teams.declarations,
-            buried=teams.buried,
-            tricks=teams.tricks,
-            first_hand=teams.first_hand,
-            first_seated=teams.first_seated,
-            dealer=teams.dealer,
-            stake=teams.stake,
-        )
+        return _audit_teams(rules, hand.teams())
     if hand.staked:
         try:
             require_rulebook_table(rules, "A Tao Dou stake", partners=True)
         except InvalidArgumentError as error:
             raise error.within("ruleset") from None
-    seats = hand.record()
-    return audit_table(
-        rules,
-        level=seats.level,
-        seat_levels=seats.seat_levels,
-        hands=seats.hands,
-        bottom=seats.bottom,
-        declarations=seats.declarations,
-        buried=seats.buried,
-        tricks=seats.tricks,
-        calls=seats.calls,
-        first_hand=seats.first_hand,
-        first_seated=seats.first_seated,
-        dealer=seats.dealer,
-    )
+    return audit_table(rules, hand.record())
