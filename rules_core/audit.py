@@ -51,7 +51,7 @@ from rules_core.settlement import FailedThrow, Settlement, check_int, check_leve
 from rules_core.table import Counter as Copies
 from rules_core.table import table_bury, table_follow, table_lead, table_sizes, table_trick
 from rules_core.table_turn import MAX_TABLE_TRICKS
-from rules_core.taodou import CoinSettlement, Stake, check_coins_enabled, settle
+from rules_core.taodou import CoinSettlement, Stake, check_coins_enabled, refuse_stake, settle
 from rules_core.trick import TrickResult
 from rules_core.trump import TrumpContext, trump_context
 from rules_core.verdicts import Illegal, Legal, Violation
@@ -151,18 +151,13 @@ class Audit:
     """The settlement (R9), when the record is valid."""
     coins: CoinSettlement | None = None
     """The Tao Dou settlement (R12), when the record is valid and a stake was given."""
+    leaders: tuple[int, ...] = ()
+    """The seat that led each resolved trick: the dealer, then each trick's winner (R4.1, R7.4)."""
 
     @property
     def valid(self) -> bool:
         """Whether the record keeps every rule."""
         return self.error is None
-
-    @property
-    def leaders(self) -> tuple[int, ...]:
-        """The seat that led each resolved trick: the dealer, then each trick's winner (R4.1, R7.4)."""
-        if self.dealer is None:
-            return ()
-        return (self.dealer, *(result.winner for result in self.tricks))[: len(self.tricks)]
 
 
 def audit_hand(rules: Rules, record: HandRecord, *, stake: Stake | None = None) -> Audit:
@@ -198,8 +193,9 @@ def audit_hand(rules: Rules, record: HandRecord, *, stake: Stake | None = None) 
     )
     dealer = bidding.dealer
 
-    def stop(error: AuditError, tricks: Sequence[TrickResult] = (), score: int = 0) -> Audit:
-        return Audit(error, bidding, dealer, tuple(tricks), score, None)
+    def stop(error: AuditError, played: _Played | None = None, score: int = 0) -> Audit:
+        results, leaders = (played.results, played.leaders) if played else ((), ())
+        return Audit(error, bidding, dealer, results, score, None, leaders=leaders)
 
     if deal_error:
         return stop(AuditError(Finding.DEAL_NOT_A_DECK, deal_error))
@@ -210,7 +206,7 @@ def audit_hand(rules: Rules, record: HandRecord, *, stake: Stake | None = None) 
     played = _play(rules, ctx, dealer, deal, record.bottom, record.buried, record.tricks)
     score = sum(result.attacker_points for result in played.results)
     if played.error:
-        return stop(played.error, played.results, score)
+        return stop(played.error, played, score)
     settled = settle(
         rules=rules,
         dealer_seat=dealer,
@@ -222,7 +218,8 @@ def audit_hand(rules: Rules, record: HandRecord, *, stake: Stake | None = None) 
         failed_throws=played.failed,
         last_trick_win=_last_win(rules, played, record.tricks),
     )
-    return Audit(None, bidding, dealer, played.results, score, settled.settlement, settled.coins)
+    coins, leaders = settled.coins, played.leaders
+    return Audit(None, bidding, dealer, played.results, score, settled.settlement, coins, leaders)
 
 
 def _last_win(
@@ -656,17 +653,12 @@ def _bury(rules: Rules, hand: Sequence[int], bury: Sequence[int]) -> BuryResult:
 
 class HandToAudit(Protocol):
     """An AuditHand request as the shell decodes it: each table's fields decoded only when that table
-    reads them (:func:`audit_request`)."""
+    reads them (``teams`` on the rulebooks' table, ``record`` elsewhere: :func:`audit_request`)."""
 
     @property
-    def staked(self) -> bool:
-        """Whether the request carries a Tao Dou stake."""
-
-    def teams(self) -> TeamsRecord:
-        """The rulebooks' table's arguments (R0-R13)."""
-
-    def record(self) -> SeatsRecord:
-        """Another table's arguments (R14, R15)."""
+    def staked(self) -> bool: ...
+    def teams(self) -> TeamsRecord: ...
+    def record(self) -> SeatsRecord: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -709,8 +701,5 @@ def audit_request(rules: Rules, hand: HandToAudit) -> Audit | TableAudit:
     if on_rulebook_table(rules):
         return _audit_teams(rules, hand.teams())
     if hand.staked:
-        try:
-            require_rulebook_table(rules, "A Tao Dou stake", partners=True)
-        except InvalidArgumentError as error:
-            raise error.within("ruleset") from None
+        refuse_stake(rules)
     return audit_table(rules, hand.record())

@@ -437,7 +437,8 @@ def _judge(rules: Rules, level: int, state: _State, declaration: Declaration) ->
     """The act a declaration makes, or a _RejectError. Order: shape, act, holdings, stage."""
     kind, face = _kind_of(rules, level, declaration.cards)
     act = _classify(rules, state, declaration.seat, kind, face)
-    _check_holdings(state, declaration, act, kind, face)
+    held = None if declaration.hand is None else declaration.hand[face]
+    _check_holdings(state.shown, declaration.seat, held, act, _needed(act, kind), face, COPIES)
     _check_stage(rules, state, act, kind)
     return act, kind, face
 
@@ -525,19 +526,21 @@ def _needed(act: Act, kind: _Kind) -> int:
     return COPIES if act is Act.A2_REINFORCE or kind is not _Kind.LEVEL_SINGLE else 1
 
 
-def _check_holdings(state: _State, declaration: Declaration, act: Act, kind: _Kind, face: int) -> None:
-    """The seat must hold what it shows, and nobody else may have shown those copies (R10.1, R10.2)."""
-    needed = _needed(act, kind)
+def _check_holdings(  # noqa: PLR0917 (the act's parts, each once)
+    shown: Sequence[Sequence[int]], seat: int, held: int | None, act: Act, needed: int, face: int, copies: int
+) -> None:
+    """R10.1, R10.2 on every table: the seat holds ``needed`` copies of what it shows (``held``: its copies
+    received so far, None when not given), and the other seats' shown copies leave room for them among the
+    table's ``copies`` (D)."""
     card = format_card(face)
-    if declaration.hand is not None and declaration.hand[face] < needed:
-        held = declaration.hand[face]
+    if held is not None and held < needed:
         raise _RejectError(
             BidRejection.CARDS_NOT_HELD,
             f"{act} needs {needed} {card} received so far, the seat holds {held} (R10.1)",
         )
-    others = [seat for seat, shown in enumerate(state.shown) if seat != declaration.seat and shown[face]]
-    if needed + sum(state.shown[seat][face] for seat in others) > COPIES:
-        seats = ", ".join(f"seat {seat}" for seat in others)
+    others = [other for other, counts in enumerate(shown) if other != seat and counts[face]]
+    if needed + sum(shown[other][face] for other in others) > copies:
+        seats = ", ".join(f"seat {other}" for other in others)
         raise _RejectError(
             BidRejection.CARD_SHOWN_ELSEWHERE, f"{card} has already been shown by {seats} (R10.2)"
         )
@@ -658,15 +661,16 @@ def declare(
     _validate_context(
         level=level, first_hand=first_hand, first_seated=first_seated, dealer=dealer, seats=seats
     )
-    state = _Copies()
+    state = _Copies(shown=[[0] * NUM_FACES for _ in range(seats)])
     labels: list[Act | None] = []
     rejections: list[Rejection] = []
     for index, (seat, cards, hand) in enumerate(acts):
         _check_act(rules, f"declarations[{index}]", seat, cards, hand)
-        act = _judge_copies(rules, level, state, seat, cards, hand)
-        if isinstance(act, tuple):
-            rejections.append(rejected(index, seat, cards, *act))
-        labels.append(None if isinstance(act, tuple) else act)
+        try:
+            labels.append(_judge_copies(rules, level, state, seat, cards, hand))
+        except _RejectError as error:
+            labels.append(None)
+            rejections.append(rejected(index, seat, cards, error.reason, error.message))
     if state.face is None and rules.no_bid is not NoBid.NO_TRUMP:
         raise InvalidArgumentError(
             "no_bid", Problem.INCONSISTENT, "on other tables nobody declaring gives no-trump (R14.11, R10.8)"
@@ -708,7 +712,7 @@ class _Copies:
     """The opening single's (A1) seat: its joker act over its own standing contract is an A4 (R10.3)."""
     changer: int | None = None
     overturns: int = 0
-    shown: dict[int, list[int]] = field(default_factory=dict)
+    shown: list[list[int]] = field(default_factory=list)
     """Per seat, the copies of each face shown in accepted acts (R10.2: they stay in the hand)."""
 
     @property
@@ -737,50 +741,51 @@ def _check_act(rules: Rules, path: str, seat: int, cards: Sequence[int], hand: S
 
 def _judge_copies(  # noqa: PLR0917 (one private step of declare)
     rules: Rules, level: int, state: _Copies, seat: int, cards: Sequence[int], hand: Sequence[int] | None
-) -> Act | tuple[BidRejection, str]:
-    """The act ``cards`` make (and ``state`` moved), or a rejection with its reason (R14.11)."""
+) -> Act:
+    """The act ``cards`` make, ``state`` moved (R14.11), or a _RejectError with its reason."""
     strength = strength_of(level, cards)
     if isinstance(strength, BidRejection):
         why = (
             "one face only" if strength is BidRejection.NOT_A_PAIR else f"{format_rank(level)}s or 2+ jokers"
         )
-        return strength, f"a declaration shows copies of one level card or 2+ of one joker: {why} (R14.11)"
+        raise _RejectError(
+            strength, f"a declaration shows copies of one level card or 2+ of one joker: {why} (R14.11)"
+        )
     face = cards[0]
     reinforce = seat == state.owner and face == state.face
     if reinforce and len(cards) <= state.strength[0]:  # R10.3 A2: the added copies alone
         strength = (state.strength[0] + len(cards), strength[1])
     if strength <= state.strength:
-        return BidRejection.STAGE_NOT_HIGHER, "not stronger than the standing declaration (R14.11)"
+        raise _RejectError(
+            BidRejection.STAGE_NOT_HIGHER, "not stronger than the standing declaration (R14.11)"
+        )
     if face == state.face and not reinforce and face < SMALL_JOKER:
-        return BidRejection.SAME_SUIT, "those are already trump; only their declarer adds copies (R10.3 A2)"
-    own = state.shown.setdefault(seat, [0] * NUM_FACES)
-    needed = strength[0]
-    if hand is not None and hand.count(face) < needed:
-        return BidRejection.CARDS_NOT_HELD, f"seat {seat} has not received {needed} {format_cards([face])}"
-    elsewhere = sum(shown[face] for other, shown in state.shown.items() if other != seat)
-    if elsewhere + needed > rules.decks:
-        return BidRejection.CARD_SHOWN_ELSEWHERE, "another seat has shown those copies (R10.2)"
-    own[face] = max(own[face], needed)
+        raise _RejectError(
+            BidRejection.SAME_SUIT, "those are already trump; only their declarer adds copies (R10.3 A2)"
+        )
     act = _label_copies(state, seat, face, strength, reinforce)
+    held = None if hand is None else hand.count(face)
+    _check_holdings(state.shown, seat, held, act, strength[0], face, rules.decks)
+    state.shown[seat][face] = max(state.shown[seat][face], strength[0])
+    if state.face is not None and act is not Act.A2_REINFORCE:
+        state.overturns += 1  # R10.5
     if act is Act.A1_SINGLE:
         state.single = seat
-    state.face, state.strength = face, strength
     if act is not Act.A2_REINFORCE:
         state.changer = seat
-    state.owner = seat
+    state.face, state.strength, state.owner = face, strength, seat
     if state.first is None:
         state.first = seat
     return act
 
 
 def _label_copies(state: _Copies, seat: int, face: int, strength: tuple[int, int], reinforce: bool) -> Act:
-    """R10.3's label of an accepted act on another table; overturns counted (R10.5)."""
+    """R10.3's label of an accepted act on another table."""
     joker = {SMALL_JOKER: Act.A6_SMALL_JOKER_NT, BIG_JOKER: Act.A7_BIG_JOKER_NT}.get(face)
     if state.face is None:
         return joker or (Act.A1_SINGLE if strength[0] == 1 else Act.A5_DIRECT_PAIR)
     if reinforce:
         return Act.A2_REINFORCE
-    state.overturns += 1
     if joker is not None:
         return Act.A4_SELF_OVERTURN if seat == state.single == state.owner else joker
     return Act.A4_SELF_OVERTURN if seat == state.owner else Act.A3_OVERTURN

@@ -33,7 +33,7 @@ from rules_core.friends import (
 )
 from rules_core.rules import MAX_DECKS, MAX_SEATS, MIN_DECKS, MIN_SEATS, Partners, Rules
 from rules_core.seating import SeatCards, check_next
-from rules_core.settlement import FailedThrow
+from rules_core.settlement import FailedThrow, hand_size
 from rules_core.shapes import Decomposition, decompose
 from rules_core.table import Counter, table_follow, table_lead, table_sizes, table_trick
 from rules_core.trick import TrickResult
@@ -331,8 +331,3 @@ def settle_table_hand(
     except InvalidArgumentError as error:
         raise _ruleset(_renamed(error, "levels", "seat_levels")) from None
     return settled, replay_sides(rules, ctx, dealer, calls, played)[-1].calls
-
-
-def hand_size(rules: Rules) -> int:
-    """R14.2: the table's hand size (25 on the rulebooks' table)."""
-    return table_sizes(rules.decks, rules.seats)[0]

@@ -55,18 +55,13 @@ __all__ = [
     "OVERTURN_MULTIPLIERS",
     "CoinSettlement",
     "HandSettlement",
-    "HandToSettle",
-    "RecordHand",
-    "SettledHand",
     "Stake",
-    "TeamsHand",
     "check_coins_enabled",
     "check_overturn",
     "check_stake",
     "score_coefficient",
     "settle",
     "settle_coins",
-    "settle_request",
 ]
 
 BASIS_POINTS: Final = 10_000
@@ -302,26 +297,27 @@ class RecordHand:
 
 class HandToSettle(Protocol):
     """A SettleHand request as the shell decodes it: the fields a table reads are decoded only when the
-    table reads them, so a field another table reads is never judged (:func:`settle_request`)."""
+    table reads them (``teams`` on the rulebooks' table, ``record`` elsewhere), so a field another table
+    reads is never judged (:func:`settle_request`)."""
 
     @property
-    def dealer(self) -> int:
-        """The hand's dealer seat."""
-
+    def dealer(self) -> int: ...
     @property
-    def staked(self) -> bool:
-        """Whether the request carries a Tao Dou stake."""
-
-    def teams(self) -> TeamsHand:
-        """The rulebooks' table's arguments."""
-
-    def record(self) -> RecordHand:
-        """Another table's arguments."""
+    def staked(self) -> bool: ...
+    def teams(self) -> TeamsHand: ...
+    def record(self) -> RecordHand: ...
 
 
 SettledHand = HandSettlement | tuple[TableSettlement, tuple[CallState, ...]]
-"""SettleHand's answer: the teams' settlement (and coins) on the rulebooks' table, else every seat's
-settlement with the calls' states at the end."""
+"""SettleHand's answer: the teams' (with coins), or every seat's with the calls' states at the end."""
+
+
+def refuse_stake(rules: Rules) -> None:
+    """R14.10: a Tao Dou stake on another table, refused naming the ruleset field (SettleHand, AuditHand)."""
+    try:
+        require_rulebook_table(rules, "A Tao Dou stake", partners=True)
+    except InvalidArgumentError as error:
+        raise error.within("ruleset") from None
 
 
 def settle_request(rules: Rules, hand: HandToSettle) -> SettledHand:
@@ -340,10 +336,7 @@ def settle_request(rules: Rules, hand: HandToSettle) -> SettledHand:
             last_trick_win=teams.last_trick_win,
         )
     if hand.staked:
-        try:
-            require_rulebook_table(rules, "A Tao Dou stake", partners=True)
-        except InvalidArgumentError as error:
-            raise error.within("ruleset") from None
+        refuse_stake(rules)
     record = hand.record()
     dealer, levels = hand.dealer, record.levels
     level = levels[dealer] if 0 <= dealer < len(levels) else 2  # settle_table judges both
