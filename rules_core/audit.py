@@ -20,13 +20,10 @@ from typing import Protocol
 
 from rules_core.bidding import Bidding, Declaration, Shown, declarations_of, declare, resolve_declarations
 from rules_core.cards import (
-    BOTTOM_SIZE,
     HAND_SIZE,
     NUM_FACES,
-    PLAYERS,
     Deck,
     Hand,
-    check_copies,
     check_size,
     faces_of,
     format_cards,
@@ -47,10 +44,9 @@ from rules_core.friends import (
 from rules_core.kitty import BuryResult
 from rules_core.rules import NoBid, Rules, on_rulebook_table, require_rulebook_table
 from rules_core.seating import SeatCards, by_seat, in_turn, seat_in_range
-from rules_core.settlement import FailedThrow, Settlement, check_int, check_level, check_seat
+from rules_core.settlement import FailedThrow, Settlement, check_int, check_level, check_seat, hand_size
 from rules_core.table import Counter as Copies
 from rules_core.table import table_bury, table_follow, table_lead, table_sizes, table_trick
-from rules_core.table_turn import MAX_TABLE_TRICKS
 from rules_core.taodou import CoinSettlement, Stake, check_coins_enabled, refuse_stake, settle
 from rules_core.trick import TrickResult
 from rules_core.trump import TrumpContext, trump_context
@@ -376,11 +372,7 @@ def _minus(faces: Sequence[int], taken: Sequence[int]) -> list[int]:
 def _audit_teams(rules: Rules, request: TeamsRecord) -> Audit:
     """AuditHand on the rulebooks' table: the record as a request lists it (seated hands and plays, each
     trick with its attempted lead) checked and named like the request's fields, then :func:`audit_hand`."""
-    hands, bottom, buried, dealer = request.hands, request.bottom, request.buried, request.dealer
-    deck = Deck()
-    dealt = by_seat(hands, "hands", seats=range(PLAYERS), deck=deck, low=HAND_SIZE, high=HAND_SIZE)
-    check_size(bottom, "bottom", BOTTOM_SIZE, BOTTOM_SIZE, "the bottom")
-    deck.add(bottom, "bottom")
+    dealt, dealer = _dealt(rules, request.hands, request.bottom), request.dealer
     sequence = declarations_of(request.declarations)
     check_seat("first_seated", request.first_seated)
     if dealer is not None:
@@ -391,15 +383,15 @@ def _audit_teams(rules: Rules, request: TeamsRecord) -> Audit:
                 Problem.INCONSISTENT,
                 "the first hand's dealer is decided by the bidding (R10.6); omit it",
             )
-    check_copies(buried, "buried")
+    _copies(rules).add(request.buried, "buried")
     record = HandRecord(
         level=request.level,
         attacker_level=request.attacker_level,
-        deal=tuple(hand_of(dealt[seat]) for seat in range(PLAYERS)),
-        bottom=tuple(bottom),
+        deal=tuple(map(hand_of, dealt)),
+        bottom=tuple(request.bottom),
         declarations=sequence,
-        buried=tuple(buried),
-        tricks=_recorded_tricks(request.tricks),
+        buried=tuple(request.buried),
+        tricks=_recorded_tricks(rules, request.tricks),
         first_hand=request.first_hand,
         first_seated=request.first_seated,
         dealer=dealer,
@@ -407,24 +399,44 @@ def _audit_teams(rules: Rules, request: TeamsRecord) -> Audit:
     return audit_hand(rules, record, stake=request.stake)
 
 
-def _recorded_tricks(tricks: Sequence[tuple[Sequence[SeatCards], Sequence[int]]]) -> tuple[TrickRecord, ...]:
-    """At most 25 tricks, each four plays whose seats follow the turn order from its recorded leader."""
-    if len(tricks) > MAX_TRICKS:
+def _copies(rules: Rules) -> Deck | Copies:
+    """A request's copy counter, D copies a face (R1.2, R14.1): on two decks the one that names the fields
+    holding the other copies."""
+    return Deck() if rules.decks == 2 else Copies(rules.decks)
+
+
+def _dealt(rules: Rules, hands: Sequence[SeatCards], bottom: Sequence[int]) -> tuple[tuple[int, ...], ...]:
+    """R1.6, R14.2: one hand of the table's size for each seat and its bottom, no face past D copies."""
+    n, (size, bottom_size) = rules.seats, table_sizes(rules.decks, rules.seats)
+    deck = _copies(rules)
+    dealt = by_seat(hands, "hands", seats=range(n), deck=deck, low=size, high=size, table=n)
+    check_size(bottom, "bottom", bottom_size, bottom_size, "the bottom")
+    deck.add(bottom, "bottom")
+    return tuple(dealt[seat] for seat in range(n))
+
+
+def _recorded_tricks(
+    rules: Rules, tricks: Sequence[tuple[Sequence[SeatCards], Sequence[int]]]
+) -> tuple[TrickRecord, ...]:
+    """At most a hand of tricks (R14.2), each N plays whose seats follow the turn order from its recorded
+    leader (R4.1, R14.4), no face past D copies in a play or an attempted lead."""
+    n, most = rules.seats, hand_size(rules)
+    if len(tricks) > most:
         raise InvalidArgumentError(
-            "tricks", Problem.BAD_SIZE, f"a hand has at most {MAX_TRICKS} tricks, got {len(tricks)}"
+            "tricks", Problem.BAD_SIZE, f"a hand has at most {most} tricks, got {len(tricks)}"
         )
     found = []
     for i, (plays, attempted) in enumerate(tricks):
         where = f"tricks[{i}]"
-        if len(plays) != PLAYERS:
+        if len(plays) != n:
             raise InvalidArgumentError(
-                f"{where}.plays", Problem.BAD_SIZE, f"a trick has {PLAYERS} plays, got {len(plays)}"
+                f"{where}.plays", Problem.BAD_SIZE, f"a trick has {n} plays, got {len(plays)}"
             )
-        leader = seat_in_range(plays[0][0], f"{where}.plays[0].seat")
-        cards = in_turn(plays, f"{where}.plays", leader=leader)
+        leader = seat_in_range(plays[0][0], f"{where}.plays[0].seat", n)
+        cards = in_turn(plays, f"{where}.plays", leader=leader, seats=n)
         for j, play in enumerate(cards):
-            check_copies(play, f"{where}.plays[{j}].cards")
-        check_copies(attempted, f"{where}.attempted_lead")
+            _copies(rules).add(play, f"{where}.plays[{j}].cards")
+        _copies(rules).add(attempted, f"{where}.attempted_lead")
         found.append(TrickRecord(plays=cards, attempted=tuple(attempted), leader=leader))
     return tuple(found)
 
@@ -458,23 +470,13 @@ class TableAudit:
         return self.error is None
 
 
-@dataclass(frozen=True, slots=True)
-class _Record:
-    """A checked record: the table's hands, bottom, declarations, bury and tricks."""
-
-    deal: tuple[tuple[int, ...], ...]
-    """Each seat's dealt faces, in face order."""
-    bottom: tuple[int, ...]
-    declarations: tuple[Shown, ...]
-    buried: tuple[int, ...]
-    tricks: tuple[TrickRecord, ...]
-
-
 def audit_table(rules: Rules, request: SeatsRecord) -> TableAudit:
     """Replay a hand on another table step by step, stopping at the first broken rule (R14, R15)."""
     if on_rulebook_table(rules):  # its audit is audit(): audit_request picks it
         raise InvalidArgumentError("ruleset", Problem.INCONSISTENT, "the rulebooks' table has its own audit")
-    record = _checked(rules, request)
+    deal = tuple(tuple(sorted(hand)) for hand in _dealt(rules, request.hands, request.bottom))
+    _copies(rules).add(request.buried, "buried")
+    tricks = _recorded_tricks(rules, request.tricks)
     level, seat_levels, calls = request.level, request.seat_levels, request.calls
     if len(seat_levels) != rules.seats:
         raise InvalidArgumentError(
@@ -482,14 +484,14 @@ def audit_table(rules: Rules, request: SeatsRecord) -> TableAudit:
         )
     for seat, value in enumerate(seat_levels):
         check_int(f"seat_levels[{seat}]", value, low=2, high=ACE)
-    deal_error = _deal_error(rules, record.deal, record.bottom)
+    deal_error = _deal_error(rules, deal, request.bottom)
     shown = tuple(
         (
             seat,
             cards,
-            held if held is not None or deal_error or not 0 <= seat < rules.seats else record.deal[seat],
+            held if held is not None or deal_error or not 0 <= seat < rules.seats else deal[seat],
         )
-        for seat, cards, held in record.declarations
+        for seat, cards, held in request.declarations
     )
     bidding = declare(  # R14.11 (R10.1: what a seat shows is in its dealt hand)
         rules=rules,
@@ -518,7 +520,7 @@ def audit_table(rules: Rules, request: SeatsRecord) -> TableAudit:
             f"seat_levels[{bidding.dealer}]", Problem.INCONSISTENT, "the hand is played at the dealer's level"
         )
     dealer = bidding.dealer
-    played = _play(rules, ctx, dealer, record.deal, record.bottom, record.buried, record.tricks, calls)
+    played = _play(rules, ctx, dealer, deal, request.bottom, request.buried, tricks, calls)
     score = played.sides[-1].attackers_points if played.sides else 0
     audit = TableAudit(
         played.error, bidding, dealer, played.results, played.sides, played.leaders, score, None
@@ -538,68 +540,6 @@ def audit_table(rules: Rules, request: SeatsRecord) -> TableAudit:
     )
     score = settled.score - settled.throw_penalty  # R16.2's penalty is the settlement's, as on two decks
     return replace(audit, score=score, settlement=settled)
-
-
-def _checked(rules: Rules, request: SeatsRecord) -> _Record:
-    """R14.1, R14.2: N hands of the table's size, its bottom, no face past D copies in any argument."""
-    hands, bottom, buried, tricks = request.hands, request.bottom, request.buried, request.tricks
-    n = rules.seats
-    size, bottom_size = table_sizes(rules.decks, n)
-    deal: list[tuple[int, ...] | None] = [None] * n
-    counter = Copies(rules.decks)
-    if len(hands) != n:
-        raise InvalidArgumentError("hands", Problem.BAD_SIZE, f"one hand for each of the {n} seats")
-    for i, (seat, cards) in enumerate(hands):
-        if not 0 <= seat < n or deal[seat] is not None:
-            raise InvalidArgumentError(
-                f"hands[{i}].seat", Problem.OUT_OF_RANGE, f"one hand per seat 0..{n - 1}"
-            )
-        if len(cards) != size:
-            raise InvalidArgumentError(f"hands[{i}].cards", Problem.BAD_SIZE, f"a hand is dealt {size} cards")
-        deal[seat] = faces_of(counter.add(cards, f"hands[{i}].cards"))
-    if len(bottom) != bottom_size:
-        raise InvalidArgumentError(
-            "bottom", Problem.BAD_SIZE, f"the bottom holds {bottom_size} cards (R14.2)"
-        )
-    counter.add(bottom, "bottom")
-    Copies(rules.decks).add(buried, "buried")
-    if len(tricks) > MAX_TABLE_TRICKS:
-        raise InvalidArgumentError(
-            "tricks", Problem.BAD_SIZE, f"a hand has at most {MAX_TABLE_TRICKS} tricks"
-        )
-    return _Record(
-        deal=tuple(hand for hand in deal if hand is not None),
-        bottom=tuple(bottom),
-        declarations=tuple(request.declarations),
-        buried=tuple(buried),
-        tricks=tuple(
-            _table_record(rules, i, plays, attempted) for i, (plays, attempted) in enumerate(tricks)
-        ),
-    )
-
-
-def _table_record(
-    rules: Rules, index: int, plays: Sequence[SeatCards], attempted: Sequence[int]
-) -> TrickRecord:
-    """One recorded trick: N non-empty plays in turn order from its leader (R14.4)."""
-    n, where = rules.seats, f"tricks[{index}]"
-    if len(plays) != n:
-        raise InvalidArgumentError(
-            f"{where}.plays", Problem.BAD_SIZE, f"a trick has {n} plays, got {len(plays)}"
-        )
-    leader = plays[0][0]
-    if not 0 <= leader < n:
-        raise InvalidArgumentError(f"{where}.plays[0].seat", Problem.OUT_OF_RANGE, f"seats are 0..{n - 1}")
-    for j, (seat, cards) in enumerate(plays):
-        if seat != (leader + j) % n:
-            raise InvalidArgumentError(
-                f"{where}.plays[{j}].seat", Problem.OUT_OF_ORDER, f"seat {(leader + j) % n} plays here"
-            )
-        if not cards:
-            raise InvalidArgumentError(f"{where}.plays[{j}].cards", Problem.MISSING, "a play has cards")
-        Copies(rules.decks).add(cards, f"{where}.plays[{j}].cards")
-    Copies(rules.decks).add(attempted, f"{where}.attempted_lead")
-    return TrickRecord(tuple(tuple(cards) for _, cards in plays), tuple(attempted), leader)
 
 
 # The play-side engine on N seats, each called from here alone (one line to change when it is renamed).

@@ -8,6 +8,7 @@ that follow the turn order, one entry per seat.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import Protocol
 
 from rules_core.cards import HAND_SIZE, PLAYERS, Deck, check_size
 from rules_core.errors import InvalidArgumentError, Problem
@@ -37,12 +38,14 @@ def check_next(seat: int, leader: int, played: int, seats: int = PLAYERS) -> Non
         )
 
 
-def in_turn(plays: Sequence[SeatCards], path: str, *, leader: int) -> tuple[tuple[int, ...], ...]:
-    """The cards of plays whose seats follow the turn order from ``leader`` (R4.1, R7.4)."""
+def in_turn(
+    plays: Sequence[SeatCards], path: str, *, leader: int, seats: int = PLAYERS
+) -> tuple[tuple[int, ...], ...]:
+    """The cards of plays whose seats follow the turn order of ``seats`` from ``leader`` (R4.1, R7.4)."""
     for i, (seat, _) in enumerate(plays):
         where = f"{path}[{i}].seat"
-        expected = (leader + i) % PLAYERS
-        if seat_in_range(seat, where) != expected:
+        expected = (leader + i) % seats
+        if seat_in_range(seat, where, seats) != expected:
             raise InvalidArgumentError(
                 where,
                 Problem.OUT_OF_ORDER,
@@ -51,25 +54,33 @@ def in_turn(plays: Sequence[SeatCards], path: str, *, leader: int) -> tuple[tupl
     return tuple(cards for _, cards in plays)
 
 
+class Counts(Protocol):
+    """A request's copy counter: the two decks' :class:`Deck`, or D decks' (``rules_core.table.Counter``)."""
+
+    def add(self, faces: Sequence[int], path: str, /) -> object: ...
+
+
 def by_seat(
     hands: Sequence[SeatCards],
     path: str,
     *,
     seats: Iterable[int],
-    deck: Deck,
+    deck: Counts,
     low: int = 0,
     high: int = HAND_SIZE,
+    table: int = PLAYERS,
 ) -> dict[int, tuple[int, ...]]:
-    """Cards for exactly ``seats``, each listed once with ``low..high`` cards, counted in ``deck``."""
+    """Cards for exactly ``seats`` of the ``table``'s, each listed once with ``low..high`` cards, counted in
+    ``deck``."""
     wanted = sorted(set(seats))
-    if len(hands) > PLAYERS:
+    if len(hands) > table:
         raise InvalidArgumentError(
-            path, Problem.BAD_SIZE, f"at most one entry per seat ({PLAYERS}), got {len(hands)}"
+            path, Problem.BAD_SIZE, f"at most one entry per seat ({table}), got {len(hands)}"
         )
     found: dict[int, tuple[int, ...]] = {}
     for i, (seat, cards) in enumerate(hands):
         where = f"{path}[{i}]"
-        seat_in_range(seat, f"{where}.seat")
+        seat_in_range(seat, f"{where}.seat", table)
         if seat in found:
             raise InvalidArgumentError(f"{where}.seat", Problem.OUT_OF_ORDER, f"seat {seat} is listed twice")
         if seat not in wanted:
