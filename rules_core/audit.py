@@ -1,7 +1,7 @@
 """Auditing a whole hand record: deal, declarations, bury and every trick, replayed and settled.
 
 :func:`audit_request` is AuditHand's one entry for every table: the rulebooks' table replays R0-R13
-(:func:`audit`), any other (:func:`audit_table`) the deal of D decks to N seats, the declarations
+(:func:`audit_hand`), any other (:func:`audit_table`) the deal of D decks to N seats, the declarations
 (R14.11), the bury (R14.2), every trick by R14's lead and follow rules against the hands, the sides
 replayed from the friend calls (R15.5-R15.8) and the per-seat settlement (R15.10-R15.13). The findings
 are the same on every table; malformed values are InvalidArgumentError naming the request's field.
