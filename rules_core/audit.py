@@ -28,8 +28,10 @@ from rules_core.cards import (
     faces_of,
     format_cards,
     hand_of,
+    remove,
 )
 from rules_core.errors import InvalidArgumentError, Problem
+from rules_core.follow import check_follow
 from rules_core.friends import (
     ACE,
     FriendCall,
@@ -42,14 +44,16 @@ from rules_core.friends import (
     settle_table,
 )
 from rules_core.kitty import BuryResult
-from rules_core.rules import NoBid, Rules, on_rulebook_table, require_rulebook_table
+from rules_core.rules import FollowRule, NoBid, Rules, on_rulebook_table, require_rulebook_table
 from rules_core.seating import SeatCards, by_seat, in_turn, seat_in_range
 from rules_core.settlement import FailedThrow, Settlement, check_int, check_level, check_seat, hand_size
 from rules_core.table import Counter as Copies
-from rules_core.table import table_bury, table_follow, table_lead, table_sizes, table_trick
+from rules_core.table import table_bury, table_sizes, table_trick
 from rules_core.taodou import CoinSettlement, Stake, check_coins_enabled, refuse_stake, settle
+from rules_core.throw import check_lead
 from rules_core.trick import TrickResult
 from rules_core.trump import TrumpContext, trump_context
+from rules_core.tuples import decompose_wide, follow_wide, lead_wide
 from rules_core.verdicts import Illegal, Legal, Violation
 
 MAX_TRICKS = HAND_SIZE
@@ -173,7 +177,7 @@ def audit_hand(rules: Rules, record: HandRecord, *, stake: Stake | None = None) 
             )
     if stake is not None:
         check_coins_enabled(rules)
-    deal_error = _deal_error(rules, tuple(faces_of(hand) for hand in record.deal), record.bottom)
+    deal_error = _deal_error(rules, record.deal, record.bottom)
     shown = tuple(  # R10.1: what a seat shows must be in its hand; the full deal bounds what it had
         d if d.hand is not None or deal_error else replace(d, hand=record.deal[d.seat])
         for d in record.declarations
@@ -198,8 +202,7 @@ def audit_hand(rules: Rules, record: HandRecord, *, stake: Stake | None = None) 
     if dealer is None:
         return stop(AuditError(Finding.NO_DEALER, "a hand after the first must name its dealer"))
     ctx = trump_context(record.level, bidding.contract)
-    deal = tuple(faces_of(hand) for hand in record.deal)
-    played = _play(rules, ctx, dealer, deal, record.bottom, record.buried, record.tricks)
+    played = _play(rules, ctx, dealer, record.deal, record.bottom, record.buried, record.tricks)
     score = sum(result.attacker_points for result in played.results)
     if played.error:
         return stop(played.error, played, score)
@@ -231,21 +234,20 @@ def _last_win(
 _DECKS = ("no", "one", "two", "three", "four")
 
 
-def _deal_error(rules: Rules, deal: Sequence[Sequence[int]], bottom: Sequence[int]) -> str | None:
-    """None when the hands (faces) and the bottom are exactly D whole decks dealt in N hands of R14.2's size
-    and its bottom (R1.1, R1.6, R14.1, R14.2)."""
+def _deal_error(rules: Rules, deal: Sequence[Hand], bottom: Sequence[int]) -> str | None:
+    """None when the hands (count vectors) and the bottom are exactly D whole decks dealt in N hands of
+    R14.2's size and its bottom (R1.1, R1.6, R14.1, R14.2)."""
     n, (size, bottom_size) = rules.seats, table_sizes(rules.decks, rules.seats)
     if len(deal) != n:
         return f"the deal has {len(deal)} hands, not {n}"
     for seat, hand in enumerate(deal):
-        if len(hand) != size:
-            return f"seat {seat} was dealt {len(hand)} cards, not {size}"
+        if sum(hand) != size:
+            return f"seat {seat} was dealt {sum(hand)} cards, not {size}"
     if len(bottom) != bottom_size:
         return f"the bottom has {len(bottom)} cards, not {bottom_size}"
-    total = [0] * NUM_FACES
-    for faces in (*deal, bottom):
-        for face in faces:
-            total[face] += 1
+    total = list(map(sum, zip(*deal, strict=True))) if deal else [0] * NUM_FACES
+    for face in bottom:
+        total[face] += 1
     if any(count != rules.decks for count in total):
         return f"the hands and the bottom are not {_DECKS[rules.decks]} full decks"
     return None
@@ -269,7 +271,7 @@ def _play(  # noqa: PLR0917 (the record's parts, each once)
     rules: Rules,
     ctx: TrumpContext,
     dealer: int,
-    deal: Sequence[Sequence[int]],
+    deal: Sequence[Hand],
     bottom: Sequence[int],
     buried: Sequence[int],
     tricks: Sequence[TrickRecord],
@@ -278,8 +280,8 @@ def _play(  # noqa: PLR0917 (the record's parts, each once)
     """R11 then every trick (R4-R8, R14.4-R14.9) against the hands as they stand, on every table; with
     ``calls`` the sides after each trick (R15.8) are replayed and make its attackers."""
     n = rules.seats
-    hands = [list(faces) for faces in deal]
-    bury = _bury(rules, [*hands[dealer], *bottom], buried)
+    hands = list(deal)
+    bury = _bury(rules, [*faces_of(hands[dealer]), *bottom], buried)
     results: list[TrickResult] = []
     leaders: list[int] = []
     sides: list[SidesAfter] = []
@@ -291,7 +293,7 @@ def _play(  # noqa: PLR0917 (the record's parts, each once)
 
     if not bury.legal or bury.remaining is None:
         return stop(AuditError(Finding.ILLEGAL_BURY, bury.message, seat=dealer, violation=bury.reason))
-    hands[dealer] = list(faces_of(bury.remaining))
+    hands[dealer] = bury.remaining
     leader = dealer
     for index, trick in enumerate(tricks):
         if trick.leader is not None and trick.leader != leader:
@@ -300,14 +302,14 @@ def _play(  # noqa: PLR0917 (the record's parts, each once)
                 f"the lead belongs to seat {leader} (R4.1, R7.4)"
             )
             return stop(AuditError(Finding.PLAY_OUT_OF_TURN, message, index, trick.leader))
-        if not any(hands):
+        if not any(map(sum, hands)):
             break  # R8.3: the hands emptied in an earlier trick
         error = _check_trick(ctx, rules, hands, leader, trick, index)
         if error:
             return stop(error)
         for offset, play in enumerate(trick.plays):
             seat = (leader + offset) % n
-            hands[seat] = _minus(hands[seat], play)
+            hands[seat] = remove(hands[seat], play)
         attackers = None
         if calls is not None:  # R15.8: the sides after this trick, which its winner may join
             probe = _trick(ctx, rules, leader, trick.plays, dealer, frozenset())
@@ -316,14 +318,15 @@ def _play(  # noqa: PLR0917 (the record's parts, each once)
             )
             sides.append(replay_sides(rules, ctx, dealer, calls, done)[-1])  # bounded: at most 52 tricks
             attackers = frozenset(range(n)) - sides[-1].dealer_side
-        result = _trick(ctx, rules, leader, trick.plays, dealer, attackers, not any(hands), buried)
+        last = not any(map(sum, hands))
+        result = _trick(ctx, rules, leader, trick.plays, dealer, attackers, last, buried)
         results.append(result)
         leaders.append(leader)
         if trick.attempted:
             failed.append(FailedThrow(leader, len(trick.attempted)))
         leader = result.winner
-    if any(hands) or len(results) != len(tricks):
-        left = "cards are still in hand" if any(hands) else "tricks follow the last one"
+    if any(map(sum, hands)) or len(results) != len(tricks):
+        left = "cards are still in hand" if any(map(sum, hands)) else "tricks follow the last one"
         return stop(AuditError(Finding.HAND_NOT_FINISHED, f"after {len(results)} tricks {left}"))
     return stop(None)
 
@@ -331,7 +334,7 @@ def _play(  # noqa: PLR0917 (the record's parts, each once)
 def _check_trick(  # noqa: PLR0917 (one private step of _play)
     ctx: TrumpContext,
     rules: Rules,
-    hands: Sequence[Sequence[int]],
+    hands: Sequence[Hand],
     leader: int,
     trick: TrickRecord,
     index: int,
@@ -357,16 +360,6 @@ def _check_trick(  # noqa: PLR0917 (one private step of _play)
         if isinstance(follow, Illegal):
             return AuditError(Finding.ILLEGAL_FOLLOW, follow.message, index, seat, follow.reason)
     return None
-
-
-def _minus(faces: Sequence[int], taken: Sequence[int]) -> list[int]:
-    """``faces`` less ``taken`` (already checked to be held), in face order."""
-    counts = [0] * NUM_FACES
-    for face in faces:
-        counts[face] += 1
-    for face in taken:
-        counts[face] -= 1
-    return [face for face in range(NUM_FACES) for _ in range(counts[face])]
 
 
 def _audit_teams(rules: Rules, request: TeamsRecord) -> Audit:
@@ -474,7 +467,8 @@ def audit_table(rules: Rules, request: SeatsRecord) -> TableAudit:
     """Replay a hand on another table step by step, stopping at the first broken rule (R14, R15)."""
     if on_rulebook_table(rules):  # its audit is audit(): audit_request picks it
         raise InvalidArgumentError("ruleset", Problem.INCONSISTENT, "the rulebooks' table has its own audit")
-    deal = tuple(tuple(sorted(hand)) for hand in _dealt(rules, request.hands, request.bottom))
+    dealt = _dealt(rules, request.hands, request.bottom)
+    deal = tuple(Copies(rules.decks).add(hand, "hands") for hand in dealt)
     _copies(rules).add(request.buried, "buried")
     tricks = _recorded_tricks(rules, request.tricks)
     level, seat_levels, calls = request.level, request.seat_levels, request.calls
@@ -489,7 +483,7 @@ def audit_table(rules: Rules, request: SeatsRecord) -> TableAudit:
         (
             seat,
             cards,
-            held if held is not None or deal_error or not 0 <= seat < rules.seats else deal[seat],
+            held if held is not None or deal_error or not 0 <= seat < rules.seats else faces_of(deal[seat]),
         )
         for seat, cards, held in request.declarations
     )
@@ -546,21 +540,22 @@ def audit_table(rules: Rules, request: SeatsRecord) -> TableAudit:
 
 
 def _lead(
-    ctx: TrumpContext,
-    rules: Rules,
-    hand: Sequence[int],
-    lead: Sequence[int],
-    others: Mapping[int, Sequence[int]],
+    ctx: TrumpContext, rules: Rules, hand: Hand, lead: Sequence[int], others: Mapping[int, Hand]
 ) -> Legal | Illegal:
-    """R4 (R14.5): a lead against the other hands."""
-    return table_lead(ctx, rules, hand=hand, lead=lead, others=others)
+    """R4 (R14.5): a lead against the other hands (count vectors)."""
+    if rules.decks == 2:
+        return check_lead(ctx, rules, hand=hand, lead=lead, others=others)
+    return lead_wide(ctx, rules, hand=hand, lead=lead, others=others)
 
 
 def _follow(
-    ctx: TrumpContext, rules: Rules, hand: Sequence[int], lead: Sequence[int], play: Sequence[int]
+    ctx: TrumpContext, rules: Rules, hand: Hand, lead: Sequence[int], play: Sequence[int]
 ) -> Legal | Illegal:
-    """R5 (R14.6): a follow of the lead."""
-    return table_follow(ctx, rules, hand=hand, lead=lead, play=play)
+    """R5 (R14.6, R16.3): a follow of the lead from ``hand`` (a count vector)."""
+    structure = rules.follow is FollowRule.STRUCTURE
+    if rules.decks == 2:
+        return check_follow(ctx, hand=hand, lead=lead, play=play, structure=structure)
+    return follow_wide(ctx, hand=hand, led=decompose_wide(ctx, lead), play=play, structure=structure)
 
 
 def _trick(  # noqa: PLR0917 (the trick's parts, each once)
