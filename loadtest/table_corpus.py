@@ -37,7 +37,7 @@ from rules_core.selfplay import Seat, play_out
 from rules_core.settlement import FailedThrow
 from rules_core.shapes import decompose
 from rules_core.strategy import SeatView
-from rules_core.table_turn import settle_table_hand
+from rules_core.taodou import settle_table_hand
 from rules_core.trick import RecordedTrick, judge_trick
 from rules_core.trump import TRUMP, TrumpContext, trump_context
 from rules_core.turn import validate_play

@@ -1,5 +1,11 @@
 """Auditing a whole hand record: deal, declarations, bury and every trick, replayed and settled.
 
+:func:`audit_request` is AuditHand's one entry for every table: the rulebooks' table replays R0-R13
+(:func:`audit_hand`), any other (:func:`audit_table`) the deal of D decks to N seats, the declarations
+(R14.11), the bury (R14.2), every trick by R14's lead and follow rules against the hands, the sides
+replayed from the friend calls (R15.5-R15.8) and the per-seat settlement (R15.10-R15.13). The findings
+are the same on every table; malformed values are InvalidArgumentError naming the request's field.
+
 A backend that keeps its own game state can hand a finished hand to :func:`audit_hand` and get back
 either the settlement the rules give, or the first step where the record breaks a rule, typed. The
 record holds what happened on the table; the audit holds nothing of its own.
@@ -7,37 +13,46 @@ record holds what happened on the table; the audit holds nothing of its own.
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
+from typing import Protocol
 
-from rules_core.bidding import Bidding, Declaration, Shown, declarations_of, resolve_declarations
+from rules_core.bidding import Bidding, Declaration, Shown, declarations_of, declare, resolve_declarations
 from rules_core.cards import (
-    BOTTOM_SIZE,
-    FULL_DECK,
     HAND_SIZE,
-    PLAYERS,
+    NUM_FACES,
     Deck,
     Hand,
-    add,
-    check_copies,
     check_size,
+    deal_sizes,
+    faces_of,
     format_cards,
     hand_of,
     remove,
 )
 from rules_core.errors import InvalidArgumentError, Problem
 from rules_core.follow import check_follow
-from rules_core.kitty import check_bury
+from rules_core.friends import (
+    ACE,
+    FriendCall,
+    Play,
+    SidesAfter,
+    TableSettlement,
+    Trick,
+    check_calls,
+    replay_sides,
+    settle_table,
+)
+from rules_core.kitty import BuryResult, validate_bury
 from rules_core.rules import FollowRule, NoBid, Rules, require_rulebook_table
 from rules_core.seating import SeatCards, by_seat, in_turn, seat_in_range
-from rules_core.settlement import FailedThrow, Settlement, check_level, check_seat
-from rules_core.taodou import CoinSettlement, Stake, check_coins_enabled, settle
+from rules_core.settlement import FailedThrow, Settlement, check_int, check_level, check_seat, hand_size
+from rules_core.taodou import CoinSettlement, Stake, check_coins_enabled, refuse_stake, settle
 from rules_core.throw import check_lead
 from rules_core.trick import TrickResult, resolve_trick
 from rules_core.trump import TrumpContext, trump_context
-from rules_core.verdicts import Illegal, Violation
+from rules_core.verdicts import Illegal, Legal, Violation
 
 MAX_TRICKS = HAND_SIZE
 """A hand has at most 25 tricks: every trick takes at least one card from each hand."""
@@ -134,18 +149,13 @@ class Audit:
     """The settlement (R9), when the record is valid."""
     coins: CoinSettlement | None = None
     """The Tao Dou settlement (R12), when the record is valid and a stake was given."""
+    leaders: tuple[int, ...] = ()
+    """The seat that led each resolved trick: the dealer, then each trick's winner (R4.1, R7.4)."""
 
     @property
     def valid(self) -> bool:
         """Whether the record keeps every rule."""
         return self.error is None
-
-    @property
-    def leaders(self) -> tuple[int, ...]:
-        """The seat that led each resolved trick: the dealer, then each trick's winner (R4.1, R7.4)."""
-        if self.dealer is None:
-            return ()
-        return (self.dealer, *(result.winner for result in self.tricks))[: len(self.tricks)]
 
 
 def audit_hand(rules: Rules, record: HandRecord, *, stake: Stake | None = None) -> Audit:
@@ -165,7 +175,7 @@ def audit_hand(rules: Rules, record: HandRecord, *, stake: Stake | None = None) 
             )
     if stake is not None:
         check_coins_enabled(rules)
-    deal_error = _check_deal(record)
+    deal_error = _deal_error(rules, record.deal, record.bottom)
     shown = tuple(  # R10.1: what a seat shows must be in its hand; the full deal bounds what it had
         d if d.hand is not None or deal_error else replace(d, hand=record.deal[d.seat])
         for d in record.declarations
@@ -181,50 +191,19 @@ def audit_hand(rules: Rules, record: HandRecord, *, stake: Stake | None = None) 
     )
     dealer = bidding.dealer
 
-    def stop(error: AuditError, tricks: Sequence[TrickResult] = (), score: int = 0) -> Audit:
-        return Audit(error, bidding, dealer, tuple(tricks), score, None)
+    def stop(error: AuditError, played: _Played | None = None, score: int = 0) -> Audit:
+        results, leaders = (played.results, played.leaders) if played else ((), ())
+        return Audit(error, bidding, dealer, results, score, None, leaders=leaders)
 
     if deal_error:
         return stop(AuditError(Finding.DEAL_NOT_A_DECK, deal_error))
     if dealer is None:
         return stop(AuditError(Finding.NO_DEALER, "a hand after the first must name its dealer"))
-    hands = list(record.deal)
-    bury = check_bury(hand=add(hands[dealer], record.bottom), bury=record.buried)
-    if not bury.legal or bury.remaining is None:
-        return stop(AuditError(Finding.ILLEGAL_BURY, bury.message, seat=dealer, violation=bury.reason))
-    hands[dealer] = bury.remaining
     ctx = trump_context(record.level, bidding.contract)
-    results: list[TrickResult] = []
-    leader, score = dealer, 0
-    failed: list[FailedThrow] = []  # R16.2: what THROW-PENALTY charges
-    for index, trick in enumerate(record.tricks):
-        if trick.leader is not None and trick.leader != leader:
-            message = (
-                f"trick {index} is recorded as led by seat {trick.leader}; "
-                f"the lead belongs to seat {leader} (R4.1, R7.4)"
-            )
-            return stop(AuditError(Finding.PLAY_OUT_OF_TURN, message, index, trick.leader), results, score)
-        if not any(sum(hand) for hand in hands):
-            break  # R8.3: the hands emptied in an earlier trick
-        error = _check_trick(ctx, rules, hands=hands, leader=leader, trick=trick, index=index)
-        if error:
-            return stop(error, results, score)
-        for offset, play in enumerate(trick.plays):
-            seat = (leader + offset) % PLAYERS
-            hands[seat] = remove(hands[seat], play)
-        last = not any(sum(hand) for hand in hands)
-        result = resolve_trick(
-            ctx, rules, leader=leader, plays=trick.plays, dealer=dealer, last=last, bottom=record.buried
-        )
-        results.append(result)
-        score += result.attacker_points
-        if trick.attempted:
-            failed.append(FailedThrow(leader, len(trick.attempted)))
-        leader = result.winner
-    played = len(results)
-    if any(sum(hand) for hand in hands) or played != len(record.tricks):
-        left = "cards are still in hand" if any(sum(hand) for hand in hands) else "tricks follow the last one"
-        return stop(AuditError(Finding.HAND_NOT_FINISHED, f"after {played} tricks {left}"), results, score)
+    played = _play(rules, ctx, dealer, record.deal, record.bottom, record.buried, record.tricks)
+    score = sum(result.attacker_points for result in played.results)
+    if played.error:
+        return stop(played.error, played, score)
     settled = settle(
         rules=rules,
         dealer_seat=dealer,
@@ -233,138 +212,422 @@ def audit_hand(rules: Rules, record: HandRecord, *, stake: Stake | None = None) 
         score=score,
         stake=stake,
         declared_overturn=bidding.overturn_multiplier,
-        failed_throws=failed,
-        last_trick_win=_last_win(results, record.tricks, dealer),
+        failed_throws=played.failed,
+        last_trick_win=_last_win(rules, played, record.tricks),
     )
-    return Audit(None, bidding, dealer, tuple(results), score, settled.settlement, settled.coins)
+    coins, leaders = settled.coins, played.leaders
+    return Audit(None, bidding, dealer, played.results, score, settled.settlement, coins, leaders)
 
 
 def _last_win(
-    results: Sequence[TrickResult], tricks: Sequence[TrickRecord], dealer: int
+    rules: Rules, played: _Played, tricks: Sequence[TrickRecord]
 ) -> tuple[int, tuple[int, ...]] | None:
     """The last trick's winner and the cards he won with (R16.4's single jack is read off them)."""
-    if not results:
+    if not played.results:
         return None
-    leaders = (dealer, *(result.winner for result in results))
-    winner = results[-1].winner
-    return winner, tricks[len(results) - 1].plays[(winner - leaders[len(results) - 1]) % PLAYERS]
+    winner, leader = played.results[-1].winner, played.leaders[-1]
+    return winner, tricks[len(played.results) - 1].plays[(winner - leader) % rules.seats]
 
 
-def _check_deal(record: HandRecord) -> str | None:
-    """None when the deal and bottom are exactly two decks split 25/25/25/25/8 (R1.1, R1.6)."""
-    if len(record.deal) != PLAYERS:
-        return f"the deal has {len(record.deal)} hands, not {PLAYERS}"
-    for seat, hand in enumerate(record.deal):
-        if sum(hand) != HAND_SIZE:
-            return f"seat {seat} was dealt {sum(hand)} cards, not {HAND_SIZE}"
-    if len(record.bottom) != BOTTOM_SIZE:
-        return f"the bottom has {len(record.bottom)} cards, not {BOTTOM_SIZE}"
-    total = Counter(record.bottom)
-    for hand in record.deal:
-        total.update({face: count for face, count in enumerate(hand) if count})
-    if any(total[face] != FULL_DECK[face] for face in range(len(FULL_DECK))):
-        return "the hands and the bottom are not two full decks"
+_DECKS = ("no", "one", "two", "three", "four")
+
+
+def _deal_error(rules: Rules, deal: Sequence[Hand], bottom: Sequence[int]) -> str | None:
+    """None when the hands (count vectors) and the bottom are exactly D whole decks dealt in N hands of
+    R14.2's size and its bottom (R1.1, R1.6, R14.1, R14.2)."""
+    n, (size, bottom_size) = rules.seats, deal_sizes(rules.decks, rules.seats)
+    if len(deal) != n:
+        return f"the deal has {len(deal)} hands, not {n}"
+    for seat, hand in enumerate(deal):
+        if sum(hand) != size:
+            return f"seat {seat} was dealt {sum(hand)} cards, not {size}"
+    if len(bottom) != bottom_size:
+        return f"the bottom has {len(bottom)} cards, not {bottom_size}"
+    total = list(map(sum, zip(*deal, strict=True))) if deal else [0] * NUM_FACES
+    for face in bottom:
+        total[face] += 1
+    if any(count != rules.decks for count in total):
+        return f"the hands and the bottom are not {_DECKS[rules.decks]} full decks"
     return None
 
 
-def _check_trick(
-    ctx: TrumpContext, rules: Rules, *, hands: list[Hand], leader: int, trick: TrickRecord, index: int
+@dataclass(frozen=True, slots=True)
+class _Played:
+    """How far the bury and the tricks got on any table: the first error, or None when the hand finished."""
+
+    error: AuditError | None
+    results: tuple[TrickResult, ...]
+    leaders: tuple[int, ...]
+    sides: tuple[SidesAfter, ...]
+    """The sides after each trick (R15.8), when the calls were given."""
+    done: tuple[Trick, ...]
+    failed: tuple[FailedThrow, ...]
+    """R16.2: the failed throws THROW-PENALTY charges."""
+
+
+def _play(  # noqa: PLR0917 (the record's parts, each once)
+    rules: Rules,
+    ctx: TrumpContext,
+    dealer: int,
+    deal: Sequence[Hand],
+    bottom: Sequence[int],
+    buried: Sequence[int],
+    tricks: Sequence[TrickRecord],
+    calls: Sequence[FriendCall] | None = None,
+) -> _Played:
+    """R11 then every trick (R4-R8, R14.4-R14.9) against the hands as they stand, on every table; with
+    ``calls`` the sides after each trick (R15.8) are replayed and make its attackers."""
+    n = rules.seats
+    hands = list(deal)
+    bury = _bury(rules, [*faces_of(hands[dealer]), *bottom], buried)
+    results: list[TrickResult] = []
+    leaders: list[int] = []
+    sides: list[SidesAfter] = []
+    done: list[Trick] = []
+    failed: list[FailedThrow] = []
+
+    def stop(error: AuditError | None) -> _Played:
+        return _Played(error, tuple(results), tuple(leaders), tuple(sides), tuple(done), tuple(failed))
+
+    if not bury.legal or bury.remaining is None:
+        return stop(AuditError(Finding.ILLEGAL_BURY, bury.message, seat=dealer, violation=bury.reason))
+    hands[dealer] = bury.remaining
+    leader = dealer
+    for index, trick in enumerate(tricks):
+        if trick.leader is not None and trick.leader != leader:
+            message = (
+                f"trick {index} is recorded as led by seat {trick.leader}; "
+                f"the lead belongs to seat {leader} (R4.1, R7.4)"
+            )
+            return stop(AuditError(Finding.PLAY_OUT_OF_TURN, message, index, trick.leader))
+        if not any(map(sum, hands)):
+            break  # R8.3: the hands emptied in an earlier trick
+        error = _check_trick(ctx, rules, hands, leader, trick, index)
+        if error:
+            return stop(error)
+        for offset, play in enumerate(trick.plays):
+            seat = (leader + offset) % n
+            hands[seat] = remove(hands[seat], play)
+        attackers = None
+        if calls is not None:  # R15.8: the sides after this trick, which its winner may join
+            probe = _trick(ctx, rules, leader, trick.plays, dealer, frozenset())
+            done.append(
+                Trick(tuple(Play((leader + i) % n, p) for i, p in enumerate(trick.plays)), probe.winner)
+            )
+            sides.append(replay_sides(rules, ctx, dealer, calls, done)[-1])  # bounded: at most 52 tricks
+            attackers = frozenset(range(n)) - sides[-1].dealer_side
+        last = not any(map(sum, hands))
+        result = _trick(ctx, rules, leader, trick.plays, dealer, attackers, last, buried)
+        results.append(result)
+        leaders.append(leader)
+        if trick.attempted:
+            failed.append(FailedThrow(leader, len(trick.attempted)))
+        leader = result.winner
+    if any(map(sum, hands)) or len(results) != len(tricks):
+        left = "cards are still in hand" if any(map(sum, hands)) else "tricks follow the last one"
+        return stop(AuditError(Finding.HAND_NOT_FINISHED, f"after {len(results)} tricks {left}"))
+    return stop(None)
+
+
+def _check_trick(  # noqa: PLR0917 (one private step of _play)
+    ctx: TrumpContext,
+    rules: Rules,
+    hands: Sequence[Hand],
+    leader: int,
+    trick: TrickRecord,
+    index: int,
 ) -> AuditError | None:
-    """The first rule this trick breaks, judged against the hands before it (R4, R5)."""
-    if len(trick.plays) != PLAYERS:
+    """The first rule this trick breaks, judged against the hands before it (R4, R5; R14.5, R14.6)."""
+    n = rules.seats
+    if len(trick.plays) != n:
         return AuditError(Finding.ILLEGAL_FOLLOW, f"trick {index} has {len(trick.plays)} plays", trick=index)
     lead = trick.plays[0]
-    others = {seat: hands[seat] for seat in range(PLAYERS) if seat != leader}
     attempt = trick.attempted or lead
-    verdict = check_lead(ctx, rules, hand=hands[leader], lead=attempt, others=others)
+    others = {seat: hands[seat] for seat in range(n) if seat != leader}
+    verdict = _lead(ctx, rules, hands[leader], attempt, others)
     if isinstance(verdict, Illegal):
         return AuditError(Finding.ILLEGAL_LEAD, verdict.message, index, leader, verdict.reason)
     led = verdict.throw.led if verdict.throw else attempt
-    if Counter(led) != Counter(lead) or (
-        trick.attempted and not (verdict.throw and not verdict.throw.succeeded)
-    ):
-        should = format_cards(led)
-        return AuditError(
-            Finding.THROW_MISRECORDED,
-            f"the rules lead {should}; the record leads {format_cards(lead)}",
-            index,
-            leader,
-        )
-    for offset in (1, 2, 3):
-        seat = (leader + offset) % PLAYERS
-        play = trick.plays[offset]
-        follow = check_follow(
-            ctx, hand=hands[seat], lead=lead, play=play, structure=rules.follow is FollowRule.STRUCTURE
-        )  # R16.3
+    failed = bool(verdict.throw and not verdict.throw.succeeded)
+    if sorted(led) != sorted(lead) or (bool(trick.attempted) and not failed):
+        message = f"the rules lead {format_cards(led)}; the record leads {format_cards(lead)}"
+        return AuditError(Finding.THROW_MISRECORDED, message, index, leader)
+    for offset in range(1, n):
+        seat = (leader + offset) % n
+        follow = _follow(ctx, rules, hands[seat], lead, trick.plays[offset])
         if isinstance(follow, Illegal):
             return AuditError(Finding.ILLEGAL_FOLLOW, follow.message, index, seat, follow.reason)
     return None
 
 
-def audit(
-    rules: Rules,
-    *,
-    level: int,
-    attacker_level: int,
-    hands: Sequence[SeatCards],
-    bottom: Sequence[int],
-    declarations: Sequence[Shown],
-    buried: Sequence[int],
-    tricks: Sequence[tuple[Sequence[SeatCards], Sequence[int]]],
-    first_hand: bool = False,
-    first_seated: int = 0,
-    dealer: int | None = None,
-    stake: Stake | None = None,
-) -> Audit:
-    """The request-level :func:`audit_hand`: a hand record as a request lists it (seated hands and plays,
-    each trick with its attempted lead), its arguments named like the request's fields."""
-    deck = Deck()
-    dealt = by_seat(hands, "hands", seats=range(PLAYERS), deck=deck, low=HAND_SIZE, high=HAND_SIZE)
-    check_size(bottom, "bottom", BOTTOM_SIZE, BOTTOM_SIZE, "the bottom")
-    deck.add(bottom, "bottom")
-    sequence = declarations_of(declarations)
-    check_seat("first_seated", first_seated)
+def _audit_teams(rules: Rules, request: TeamsRecord) -> Audit:
+    """AuditHand on the rulebooks' table: the record as a request lists it (seated hands and plays, each
+    trick with its attempted lead) checked and named like the request's fields, then :func:`audit_hand`."""
+    dealt, dealer = _dealt(rules, request.hands, request.bottom), request.dealer
+    sequence = declarations_of(request.declarations)
+    check_seat("first_seated", request.first_seated)
     if dealer is not None:
         check_seat("dealer", dealer)
-        if first_hand:
+        if request.first_hand:
             raise InvalidArgumentError(
                 "dealer",
                 Problem.INCONSISTENT,
                 "the first hand's dealer is decided by the bidding (R10.6); omit it",
             )
-    check_copies(buried, "buried")
+    _copies(rules).add(request.buried, "buried")
     record = HandRecord(
-        level=level,
-        attacker_level=attacker_level,
-        deal=tuple(hand_of(dealt[seat]) for seat in range(PLAYERS)),
-        bottom=tuple(bottom),
+        level=request.level,
+        attacker_level=request.attacker_level,
+        deal=tuple(map(hand_of, dealt)),
+        bottom=tuple(request.bottom),
         declarations=sequence,
-        buried=tuple(buried),
-        tricks=_recorded_tricks(tricks),
-        first_hand=first_hand,
-        first_seated=first_seated,
+        buried=tuple(request.buried),
+        tricks=_recorded_tricks(rules, request.tricks),
+        first_hand=request.first_hand,
+        first_seated=request.first_seated,
         dealer=dealer,
     )
-    return audit_hand(rules, record, stake=stake)
+    return audit_hand(rules, record, stake=request.stake)
 
 
-def _recorded_tricks(tricks: Sequence[tuple[Sequence[SeatCards], Sequence[int]]]) -> tuple[TrickRecord, ...]:
-    """At most 25 tricks, each four plays whose seats follow the turn order from its recorded leader."""
-    if len(tricks) > MAX_TRICKS:
+def _copies(rules: Rules) -> Deck:
+    """A request's copy counter, D copies a face (R1.2, R14.1), naming the fields holding the others."""
+    return Deck(rules.decks)
+
+
+def _dealt(rules: Rules, hands: Sequence[SeatCards], bottom: Sequence[int]) -> tuple[tuple[int, ...], ...]:
+    """R1.6, R14.2: one hand of the table's size for each seat and its bottom, no face past D copies."""
+    n, (size, bottom_size) = rules.seats, deal_sizes(rules.decks, rules.seats)
+    deck = _copies(rules)
+    dealt = by_seat(hands, "hands", seats=range(n), deck=deck, low=size, high=size, table=n)
+    check_size(bottom, "bottom", bottom_size, bottom_size, "the bottom")
+    deck.add(bottom, "bottom")
+    return tuple(dealt[seat] for seat in range(n))
+
+
+def _recorded_tricks(
+    rules: Rules, tricks: Sequence[tuple[Sequence[SeatCards], Sequence[int]]]
+) -> tuple[TrickRecord, ...]:
+    """At most a hand of tricks (R14.2), each N plays whose seats follow the turn order from its recorded
+    leader (R4.1, R14.4), no face past D copies in a play or an attempted lead."""
+    n, most = rules.seats, hand_size(rules)
+    if len(tricks) > most:
         raise InvalidArgumentError(
-            "tricks", Problem.BAD_SIZE, f"a hand has at most {MAX_TRICKS} tricks, got {len(tricks)}"
+            "tricks", Problem.BAD_SIZE, f"a hand has at most {most} tricks, got {len(tricks)}"
         )
     found = []
     for i, (plays, attempted) in enumerate(tricks):
         where = f"tricks[{i}]"
-        if len(plays) != PLAYERS:
+        if len(plays) != n:
             raise InvalidArgumentError(
-                f"{where}.plays", Problem.BAD_SIZE, f"a trick has {PLAYERS} plays, got {len(plays)}"
+                f"{where}.plays", Problem.BAD_SIZE, f"a trick has {n} plays, got {len(plays)}"
             )
-        leader = seat_in_range(plays[0][0], f"{where}.plays[0].seat")
-        cards = in_turn(plays, f"{where}.plays", leader=leader)
+        leader = seat_in_range(plays[0][0], f"{where}.plays[0].seat", n)
+        cards = in_turn(plays, f"{where}.plays", leader=leader, seats=n)
         for j, play in enumerate(cards):
-            check_copies(play, f"{where}.plays[{j}].cards")
-        check_copies(attempted, f"{where}.attempted_lead")
+            _copies(rules).add(play, f"{where}.plays[{j}].cards")
+        _copies(rules).add(attempted, f"{where}.attempted_lead")
         found.append(TrickRecord(plays=cards, attempted=tuple(attempted), leader=leader))
     return tuple(found)
+
+
+# ------------------------------------------------------------------------------------------------
+# Any other table (R14, R15)
+
+
+@dataclass(frozen=True, slots=True)
+class TableAudit:
+    """The outcome of an audit on another table: valid with a per-seat settlement, or the first error."""
+
+    error: AuditError | None
+    bidding: Bidding
+    dealer: int | None
+    tricks: tuple[TrickResult, ...]
+    """The tricks resolved before any error; each trick's attacker points by the sides after it."""
+    sides: tuple[SidesAfter, ...]
+    """The sides and the calls after each resolved trick (R15.8)."""
+    leaders: tuple[int, ...]
+    """The seat that led each resolved trick (R4.1, R7.4)."""
+    score: int
+    """The attackers' points from those tricks by the latest sides, dig included (R15.8, R15.9), without
+    the failed-throw penalty (R16.2), which the settlement's score adds."""
+    settlement: TableSettlement | None
+    """The per-seat settlement (R15.10-R15.13), when the record is valid."""
+
+    @property
+    def valid(self) -> bool:
+        """Whether the record keeps every rule."""
+        return self.error is None
+
+
+def audit_table(rules: Rules, request: SeatsRecord) -> TableAudit:
+    """Replay a hand on another table step by step, stopping at the first broken rule (R14, R15)."""
+    if rules.rulebook_table:  # its audit is audit(): audit_request picks it
+        raise InvalidArgumentError("ruleset", Problem.INCONSISTENT, "the rulebooks' table has its own audit")
+    dealt = _dealt(rules, request.hands, request.bottom)
+    deal = tuple(Deck(rules.decks).counted(hand, "hands") for hand in dealt)
+    _copies(rules).add(request.buried, "buried")
+    tricks = _recorded_tricks(rules, request.tricks)
+    level, seat_levels, calls = request.level, request.seat_levels, request.calls
+    if len(seat_levels) != rules.seats:
+        raise InvalidArgumentError(
+            "seat_levels", Problem.BAD_SIZE, f"one level for each of the {rules.seats} seats (R15.11)"
+        )
+    for seat, value in enumerate(seat_levels):
+        check_int(f"seat_levels[{seat}]", value, low=2, high=ACE)
+    deal_error = _deal_error(rules, deal, request.bottom)
+    shown = tuple(
+        (
+            seat,
+            cards,
+            held if held is not None or deal_error or not 0 <= seat < rules.seats else faces_of(deal[seat]),
+        )
+        for seat, cards, held in request.declarations
+    )
+    bidding = declare(  # R14.11 (R10.1: what a seat shows is in its dealt hand)
+        rules=rules,
+        level=level,
+        acts=shown,
+        first_hand=request.first_hand,
+        first_seated=request.first_seated,
+        dealer=request.dealer,
+    )
+    empty = TableAudit(None, bidding, bidding.dealer, (), (), (), 0, None)
+    if deal_error:
+        return replace(empty, error=AuditError(Finding.DEAL_NOT_A_DECK, deal_error))
+    if bidding.dealer is None:
+        return replace(
+            empty, error=AuditError(Finding.NO_DEALER, "a hand after the first must name its dealer")
+        )
+    ctx = trump_context(level, bidding.contract)
+    try:  # R15.1-R15.4, named friend_calls[i] (a table its partners cannot seat: ruleset.partners)
+        check_calls(rules, ctx, calls)
+    except InvalidArgumentError as error:
+        if error.argument == "partners":
+            raise InvalidArgumentError("ruleset.partners", error.problem, error.message) from None
+        raise
+    if seat_levels[bidding.dealer] != level:
+        raise InvalidArgumentError(
+            f"seat_levels[{bidding.dealer}]", Problem.INCONSISTENT, "the hand is played at the dealer's level"
+        )
+    dealer = bidding.dealer
+    played = _play(rules, ctx, dealer, deal, request.bottom, request.buried, tricks, calls)
+    score = played.sides[-1].attackers_points if played.sides else 0
+    audit = TableAudit(
+        played.error, bidding, dealer, played.results, played.sides, played.leaders, score, None
+    )
+    if played.error:
+        return audit
+    dig = played.results[-1].dig
+    settled = settle_table(
+        rules,
+        ctx,
+        dealer=dealer,
+        levels=seat_levels,
+        calls=calls,
+        tricks=played.done,
+        dig_points=dig.added if dig else 0,
+        failed_throws=played.failed,
+    )
+    score = settled.score - settled.throw_penalty  # R16.2's penalty is the settlement's, as on two decks
+    return replace(audit, score=score, settlement=settled)
+
+
+# The play-side engine on N seats, each called from here alone (one line to change when it is renamed).
+
+
+def _lead(
+    ctx: TrumpContext, rules: Rules, hand: Hand, lead: Sequence[int], others: Mapping[int, Hand]
+) -> Legal | Illegal:
+    """R4 (R14.5): a lead against the other hands (count vectors)."""
+    return check_lead(ctx, rules, hand=hand, lead=lead, others=others)
+
+
+def _follow(
+    ctx: TrumpContext, rules: Rules, hand: Hand, lead: Sequence[int], play: Sequence[int]
+) -> Legal | Illegal:
+    """R5 (R14.6, R16.3): a follow of the lead from ``hand`` (a count vector)."""
+    structure = rules.follow is FollowRule.STRUCTURE
+    return check_follow(ctx, hand=hand, lead=lead, play=play, structure=structure, decks=rules.decks)
+
+
+def _trick(  # noqa: PLR0917 (the trick's parts, each once)
+    ctx: TrumpContext,
+    rules: Rules,
+    leader: int,
+    plays: Sequence[Sequence[int]],
+    dealer: int,
+    attackers: frozenset[int] | None,
+    last: bool = False,
+    bottom: Sequence[int] = (),
+) -> TrickResult:
+    """R7, R8 (R14.8, R14.9): the trick's winner and points with these attackers; the dig on the last."""
+    return resolve_trick(
+        ctx,
+        rules,
+        leader=leader,
+        plays=plays,
+        dealer=dealer,
+        last=last,
+        bottom=bottom if last else (),
+        attackers=attackers,
+    )
+
+
+def _bury(rules: Rules, hand: Sequence[int], bury: Sequence[int]) -> BuryResult:
+    """R11 (R14.2): the dealer's bury from his hand and the bottom."""
+    return validate_bury(rules, hand=hand, bury=bury)
+
+
+class HandToAudit(Protocol):
+    """An AuditHand request as the shell decodes it: each table's fields decoded only when that table
+    reads them (``teams`` on the rulebooks' table, ``record`` elsewhere: :func:`audit_request`)."""
+
+    @property
+    def staked(self) -> bool: ...
+    def teams(self) -> TeamsRecord: ...
+    def record(self) -> SeatsRecord: ...
+
+
+@dataclass(frozen=True, slots=True)
+class TeamsRecord:
+    """AuditHand's arguments on the rulebooks' table: :func:`audit`'s."""
+
+    level: int
+    attacker_level: int
+    hands: tuple[SeatCards, ...]
+    bottom: tuple[int, ...]
+    declarations: tuple[Shown, ...]
+    buried: tuple[int, ...]
+    tricks: tuple[tuple[Sequence[SeatCards], Sequence[int]], ...]
+    first_hand: bool
+    first_seated: int
+    dealer: int | None
+    stake: Stake | None
+
+
+@dataclass(frozen=True, slots=True)
+class SeatsRecord:
+    """AuditHand's arguments on any other table: :func:`audit_table`'s."""
+
+    level: int
+    seat_levels: tuple[int, ...]
+    hands: tuple[SeatCards, ...]
+    bottom: tuple[int, ...]
+    declarations: tuple[Shown, ...]
+    buried: tuple[int, ...]
+    tricks: tuple[tuple[Sequence[SeatCards], Sequence[int]], ...]
+    calls: tuple[FriendCall, ...]
+    first_hand: bool = False
+    first_seated: int = 0
+    dealer: int | None = None
+
+
+def audit_request(rules: Rules, hand: HandToAudit) -> Audit | TableAudit:
+    """AuditHand on every table: R0-R13 on the rulebooks' table, R14 and R15 on any other, where a Tao Dou
+    stake is refused naming the ruleset field (R14.10)."""
+    if rules.rulebook_table:
+        return _audit_teams(rules, hand.teams())
+    if hand.staked:
+        refuse_stake(rules)
+    return audit_table(rules, hand.record())

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
-from rules_core.bidding import Act, Shown
+from rules_core.bidding import Act, Shown, declare, strength_of
 from rules_core.cards import (
     BIG_JOKER,
     NUM_FACES,
@@ -38,7 +38,6 @@ from rules_core.seating import seat_in_range
 from rules_core.shapes import decompose
 from rules_core.strategy.bury import BuryAdvice, BuryPolicy
 from rules_core.strategy.declaration import DeclarationAdvice, DeclarationPolicy
-from rules_core.table_bidding import declare_table, strength_of
 from rules_core.trick import advance, standing_of
 from rules_core.trump import TRUMP, TrumpContext
 
@@ -153,7 +152,7 @@ def suggest_table_declaration(
             "received", Problem.BAD_SIZE, f"1 to {size} cards received, got {len(received)}"
         )
     counts = Deck(rules.decks).counted(received, "received")
-    declare_table(rules=rules, level=level, acts=acts, first_hand=False)  # the acts so far, checked
+    declare(rules=rules, level=level, acts=acts, first_hand=False)  # the acts so far, checked
     candidates = []
     for face in range(NUM_FACES):
         level_card = face < SMALL_JOKER and rank_of(face) == level
@@ -164,7 +163,7 @@ def suggest_table_declaration(
             candidates.append((strength, face))
     for _strength, face in sorted(candidates, reverse=True):
         cards = (face,) * counts[face]
-        trial = declare_table(
+        trial = declare(
             rules=rules, level=level, acts=[*acts, (seat, cards, tuple(received))], first_hand=False
         )
         if trial.acts[-1] is not None:

@@ -24,6 +24,10 @@ Readings chosen where RULES.md is silent (each is pinned by a test):
 * Checks run in a fixed order, so each rejection has one reason: the cards' shape and the ruleset, then
   which act R10.3 makes of them, then the holdings (R10.1, R10.2), then the stage (R10.4).
 
+:func:`declare` is the one entry for every table: any table other than the rulebooks' declares R14.11's
+c copies of one face, 1 <= c <= D (the table's decks), ranked by (copies, kind); the context checks, the
+rejection's form, O and the first dealer are the same code on every table.
+
 >>> from rules_core.cards import parse_cards
 >>> from rules_core.rules import DEFAULT_RULES
 >>> shown = (["H3"], ["S3", "S3"], ["SJ", "SJ"])
@@ -36,7 +40,7 @@ Readings chosen where RULES.md is silent (each is pinned by a test):
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from enum import IntEnum, StrEnum
 from typing import Final, Protocol
 
@@ -49,9 +53,11 @@ from rules_core.cards import (
     NUM_FACES,
     PLAYERS,
     SMALL_JOKER,
+    Deck,
     Hand,
     Suit,
     check_copies,
+    deal_sizes,
     format_card,
     format_cards,
     format_rank,
@@ -67,8 +73,8 @@ from rules_core.rules import (
     JokerOverturn,
     NoBid,
     Rules,
-    require_rulebook_table,
 )
+from rules_core.seating import seat_in_range
 
 MAX_OVERTURN_MULTIPLIER: Final = 8
 """R10.5: O is at most 8 (three overturns)."""
@@ -402,18 +408,22 @@ def _validate_hand(hand: Hand) -> None:
         )
 
 
-def _validate_context(*, level: int, first_hand: bool, first_seated: int, dealer: int | None) -> None:
+def _validate_context(
+    *, level: int, first_hand: bool, first_seated: int, dealer: int | None, seats: int = PLAYERS
+) -> None:
+    """The deal's context on every table: a level rank, seats of the table (R1.5, R14.1), and no dealer
+    in the first hand (R10.6)."""
     if not 2 <= level <= 14:
         raise InvalidArgumentError("level", Problem.OUT_OF_RANGE, f"level must be 2..14, got {level}")
-    if not 0 <= first_seated < PLAYERS:
+    if not 0 <= first_seated < seats:
         raise InvalidArgumentError(
             "first_seated",
             Problem.OUT_OF_RANGE,
-            f"seat {first_seated} is out of range; seats are 0..{PLAYERS - 1} (first_seated)",
+            f"seat {first_seated} is out of range; seats are 0..{seats - 1} (first_seated)",
         )
-    if dealer is not None and not 0 <= dealer < PLAYERS:
+    if dealer is not None and not 0 <= dealer < seats:
         raise InvalidArgumentError(
-            "dealer", Problem.OUT_OF_RANGE, f"dealer must be 0..{PLAYERS - 1} or None, got {dealer}"
+            "dealer", Problem.OUT_OF_RANGE, f"dealer must be 0..{seats - 1} or None, got {dealer}"
         )
     if first_hand and dealer is not None:
         raise InvalidArgumentError(
@@ -427,7 +437,8 @@ def _judge(rules: Rules, level: int, state: _State, declaration: Declaration) ->
     """The act a declaration makes, or a _RejectError. Order: shape, act, holdings, stage."""
     kind, face = _kind_of(rules, level, declaration.cards)
     act = _classify(rules, state, declaration.seat, kind, face)
-    _check_holdings(state, declaration, act, kind, face)
+    held = None if declaration.hand is None else declaration.hand[face]
+    _check_holdings(state.shown, declaration.seat, held, act, _needed(act, kind), face, COPIES)
     _check_stage(rules, state, act, kind)
     return act, kind, face
 
@@ -515,19 +526,21 @@ def _needed(act: Act, kind: _Kind) -> int:
     return COPIES if act is Act.A2_REINFORCE or kind is not _Kind.LEVEL_SINGLE else 1
 
 
-def _check_holdings(state: _State, declaration: Declaration, act: Act, kind: _Kind, face: int) -> None:
-    """The seat must hold what it shows, and nobody else may have shown those copies (R10.1, R10.2)."""
-    needed = _needed(act, kind)
+def _check_holdings(  # noqa: PLR0917 (the act's parts, each once)
+    shown: Sequence[Sequence[int]], seat: int, held: int | None, act: Act, needed: int, face: int, copies: int
+) -> None:
+    """R10.1, R10.2 on every table: the seat holds ``needed`` copies of what it shows (``held``: its copies
+    received so far, None when not given), and the other seats' shown copies leave room for them among the
+    table's ``copies`` (D)."""
     card = format_card(face)
-    if declaration.hand is not None and declaration.hand[face] < needed:
-        held = declaration.hand[face]
+    if held is not None and held < needed:
         raise _RejectError(
             BidRejection.CARDS_NOT_HELD,
             f"{act} needs {needed} {card} received so far, the seat holds {held} (R10.1)",
         )
-    others = [seat for seat, shown in enumerate(state.shown) if seat != declaration.seat and shown[face]]
-    if needed + sum(state.shown[seat][face] for seat in others) > COPIES:
-        seats = ", ".join(f"seat {seat}" for seat in others)
+    others = [other for other, counts in enumerate(shown) if other != seat and counts[face]]
+    if needed + sum(shown[other][face] for other in others) > copies:
+        seats = ", ".join(f"seat {other}" for other in others)
         raise _RejectError(
             BidRejection.CARD_SHOWN_ELSEWHERE, f"{card} has already been shown by {seats} (R10.2)"
         )
@@ -627,15 +640,152 @@ def declare(
     dealer: int | None = None,
     bottom: Sequence[int] | None = None,
 ) -> Bidding:
-    """The request-level :func:`resolve_declarations`: the acts as a request lists them (R10)."""
-    require_rulebook_table(rules, "declaring")  # R14.10: declarations of more copies come with R15
-    sequence = declarations_of(acts)
-    return resolve_declarations(
-        rules=rules,
-        level=level,
-        sequence=sequence,
-        first_hand=first_hand,
-        first_seated=first_seated,
-        dealer=dealer,
-        bottom=bottom,
+    """R10 on every table, the acts as a request lists them: the rulebooks' table (two decks, four seats,
+    fixed partners) replays R10.3-R10.8 (:func:`resolve_declarations`), any other R14.11's c copies of a
+    face, 1 <= c <= D, with the same context checks, labels, O and first dealer."""
+    if rules.rulebook_table:
+        return resolve_declarations(
+            rules=rules,
+            level=level,
+            sequence=declarations_of(acts),
+            first_hand=first_hand,
+            first_seated=first_seated,
+            dealer=dealer,
+            bottom=bottom,
+        )
+    if bottom:
+        raise InvalidArgumentError(
+            "bottom", Problem.INCONSISTENT, "NO-BID from the bottom is not offered on other tables (R14.11)"
+        )
+    seats = rules.seats
+    _validate_context(
+        level=level, first_hand=first_hand, first_seated=first_seated, dealer=dealer, seats=seats
     )
+    state = _Copies(shown=[[0] * NUM_FACES for _ in range(seats)])
+    labels: list[Act | None] = []
+    rejections: list[Rejection] = []
+    for index, (seat, cards, hand) in enumerate(acts):
+        _check_act(rules, f"declarations[{index}]", seat, cards, hand)
+        try:
+            labels.append(_judge_copies(rules, level, state, seat, cards, hand))
+        except _RejectError as error:
+            labels.append(None)
+            rejections.append(rejected(index, seat, cards, error.reason, error.message))
+    if state.face is None and rules.no_bid is not NoBid.NO_TRUMP:
+        raise InvalidArgumentError(
+            "no_bid", Problem.INCONSISTENT, "on other tables nobody declaring gives no-trump (R14.11, R10.8)"
+        )
+    contract = None if state.face is None or state.face >= SMALL_JOKER else Suit(state.face // 13)
+    dealer = first_dealer(rules, state, first_hand=first_hand, first_seated=first_seated, dealer=dealer)
+    return outcome(state, labels, rejections, contract, dealer)
+
+
+# ------------------------------------------------------------------------------------------------
+# R14.11: c copies of a face on another table
+
+
+_KIND: Final = {SMALL_JOKER: 1, BIG_JOKER: 2}
+"""R14.11: jokers over level cards at equal copies, BJ over SJ (level cards are kind 0)."""
+
+
+def strength_of(level: int, cards: Sequence[int]) -> tuple[int, int] | BidRejection:
+    """R14.11: (copies, kind) of a declaration, or why it declares nothing. ``cards`` are faces."""
+    face = cards[0]
+    if any(card != face for card in cards):
+        return BidRejection.NOT_A_PAIR
+    if face in _KIND:
+        return (len(cards), _KIND[face]) if len(cards) >= 2 else BidRejection.NOT_LEVEL_CARDS
+    if rank_of(face) != level:
+        return BidRejection.NOT_LEVEL_CARDS
+    return len(cards), 0
+
+
+@dataclass(slots=True)
+class _Copies:
+    """The bidding so far on another table (R14.11); only accepted acts move it."""
+
+    face: int | None = None
+    strength: tuple[int, int] = (0, 0)
+    owner: int | None = None
+    first: int | None = None
+    single: int | None = None
+    """The opening single's (A1) seat: its joker act over its own standing contract is an A4 (R10.3)."""
+    changer: int | None = None
+    overturns: int = 0
+    shown: list[list[int]] = field(default_factory=list)
+    """Per seat, the copies of each face shown in accepted acts (R10.2: they stay in the hand)."""
+
+    @property
+    def stage(self) -> int:
+        """R14.11: the standing declaration's copies, reported as the bidding's stage (:class:`Standing`)."""
+        return self.strength[0]
+
+
+def _check_act(rules: Rules, path: str, seat: int, cards: Sequence[int], hand: Sequence[int] | None) -> None:
+    """Malformed acts are INVALID_ARGUMENT naming their field: a seat of the table, 1..D known faces, a
+    hand so far of at most the table's hand size (R14.1, R14.2)."""
+    seat_in_range(seat, f"{path}.seat", rules.seats)
+    if not cards:
+        raise InvalidArgumentError(f"{path}.cards", Problem.MISSING, "show at least one card")
+    Deck(rules.decks).add(cards, f"{path}.cards")
+    if hand is not None:
+        size = deal_sizes(rules.decks, rules.seats)[0]
+        if not 1 <= len(hand) <= size:
+            raise InvalidArgumentError(
+                f"{path}.hand",
+                Problem.BAD_SIZE,
+                f"a hand during the deal holds 1 to {size} cards, got {len(hand)}",
+            )
+        Deck(rules.decks).add(hand, f"{path}.hand")
+
+
+def _judge_copies(  # noqa: PLR0917 (one private step of declare)
+    rules: Rules, level: int, state: _Copies, seat: int, cards: Sequence[int], hand: Sequence[int] | None
+) -> Act:
+    """The act ``cards`` make, ``state`` moved (R14.11), or a _RejectError with its reason."""
+    strength = strength_of(level, cards)
+    if isinstance(strength, BidRejection):
+        why = (
+            "one face only" if strength is BidRejection.NOT_A_PAIR else f"{format_rank(level)}s or 2+ jokers"
+        )
+        raise _RejectError(
+            strength, f"a declaration shows copies of one level card or 2+ of one joker: {why} (R14.11)"
+        )
+    face = cards[0]
+    reinforce = seat == state.owner and face == state.face
+    if reinforce and len(cards) <= state.strength[0]:  # R10.3 A2: the added copies alone
+        strength = (state.strength[0] + len(cards), strength[1])
+    if strength <= state.strength:
+        raise _RejectError(
+            BidRejection.STAGE_NOT_HIGHER, "not stronger than the standing declaration (R14.11)"
+        )
+    if face == state.face and not reinforce and face < SMALL_JOKER:
+        raise _RejectError(
+            BidRejection.SAME_SUIT, "those are already trump; only their declarer adds copies (R10.3 A2)"
+        )
+    act = _label_copies(state, seat, face, strength, reinforce)
+    held = None if hand is None else hand.count(face)
+    _check_holdings(state.shown, seat, held, act, strength[0], face, rules.decks)
+    state.shown[seat][face] = max(state.shown[seat][face], strength[0])
+    if state.face is not None and act is not Act.A2_REINFORCE:
+        state.overturns += 1  # R10.5
+    if act is Act.A1_SINGLE:
+        state.single = seat
+    if act is not Act.A2_REINFORCE:
+        state.changer = seat
+    state.face, state.strength, state.owner = face, strength, seat
+    if state.first is None:
+        state.first = seat
+    return act
+
+
+def _label_copies(state: _Copies, seat: int, face: int, strength: tuple[int, int], reinforce: bool) -> Act:
+    """R10.3's label of an accepted act on another table."""
+    joker = {SMALL_JOKER: Act.A6_SMALL_JOKER_NT, BIG_JOKER: Act.A7_BIG_JOKER_NT}.get(face)
+    if state.face is None:
+        return joker or (Act.A1_SINGLE if strength[0] == 1 else Act.A5_DIRECT_PAIR)
+    if reinforce:
+        return Act.A2_REINFORCE
+    if joker is not None:
+        return Act.A4_SELF_OVERTURN if seat == state.single == state.owner else joker
+    return Act.A4_SELF_OVERTURN if seat == state.owner else Act.A3_OVERTURN

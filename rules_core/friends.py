@@ -31,22 +31,22 @@ from rules_core.cards import NUM_FACES, POINTS, format_card, rank_of
 from rules_core.errors import InvalidArgumentError, Problem
 from rules_core.rules import (
     FriendLimit,
-    JackRule,
     LevelTable,
     MultipleJoin,
     Partners,
     Rules,
-    ThrowPenalty,
     deck_table,
 )
 from rules_core.settlement import (
-    JACK,
     FailedThrow,
     Side,
+    back_to_two,
     capped_level,
     check_int,
+    fixed_side,
     must_play_levels,
     penalised_gain,
+    throw_penalty,
 )
 from rules_core.trump import TRUMP, TrumpContext
 
@@ -234,7 +234,7 @@ def _initial_side(rules: Rules, dealer: int) -> frozenset[int]:
     """R15.1: the dealer alone under FRIENDS, every other seat from him under FIXED."""
     if rules.partners is Partners.FRIENDS:
         return frozenset({dealer})
-    return frozenset((dealer + offset) % rules.seats for offset in range(0, rules.seats, 2))
+    return fixed_side(dealer, rules.seats)
 
 
 def _play_copies(
@@ -340,16 +340,21 @@ def settle_table(
         raise InvalidArgumentError("tricks", Problem.MISSING, "a hand to settle has its tricks")
     final = replay_sides(rules, ctx, dealer, calls, tricks)[-1]
     side = final.dealer_side
-    penalty = _throw_penalty(rules, side, failed_throws)
+    penalty = throw_penalty(rules, side, failed_throws)
     hand = _Hand(
         dealer=dealer,
         side=side,
         score=final_score(final, tricks, dig_points) + penalty,
         small=len(side) < 1 + len(calls),
         penalty=penalty,
-        reset=_back_to_two(rules, ctx, side, tricks[-1]),
+        reset=back_to_two(rules, side, ctx.level, _won_with(tricks[-1])),
     )
     return _settle(rules, deck_table(rules.level_table, rules.decks), levels, hand)
+
+
+def _won_with(last: Trick) -> tuple[int, tuple[int, ...]]:
+    """The last trick's winner and the cards he won with (R16.4 reads them)."""
+    return last.winner, next(play.cards for play in last.plays if play.seat == last.winner)
 
 
 @dataclass(frozen=True, slots=True)
@@ -375,36 +380,6 @@ def _check_levels(seats: int, dealer: int, levels: Sequence[int], ctx: TrumpCont
         raise InvalidArgumentError(
             f"levels[{dealer}]", Problem.INCONSISTENT, "the hand is played at the dealer's level"
         )
-
-
-def _throw_penalty(rules: Rules, side: frozenset[int], failed: Sequence[FailedThrow]) -> int:
-    """R16.2 on any table: each failure costs its thrower's final side (the attackers' points go down for an
-    attacker's, up for one of the dealer's side); 0 under NONE, the throws checked all the same."""
-    most = NUM_FACES * rules.decks // rules.seats
-    if len(failed) > most:
-        raise InvalidArgumentError(
-            "failed_throws", Problem.BAD_SIZE, f"a hand has at most {most} failed throws"
-        )
-    total = 0
-    for i, attempt in enumerate(failed):
-        check_int(f"failed_throws[{i}].seat", attempt.seat, high=rules.seats - 1)
-        check_int(f"failed_throws[{i}].cards", attempt.cards, low=2, high=most)
-        units = attempt.cards if rules.throw_penalty is ThrowPenalty.PER_CARD else 1
-        cost = units * rules.throw_penalty_points
-        total += cost if attempt.seat in side else -cost
-    return 0 if rules.throw_penalty is ThrowPenalty.NONE else total
-
-
-def _back_to_two(rules: Rules, ctx: TrumpContext, side: frozenset[int], last: Trick) -> bool:
-    """R16.4 on any table: at level J, a seat ending on the attacking side won the last trick with a jack."""
-    won_with = next(play.cards for play in last.plays if play.seat == last.winner)
-    return (
-        rules.jack_rule is JackRule.SINGLE_JACK
-        and ctx.level == JACK
-        and last.winner not in side
-        and len(won_with) == 1
-        and rank_of(won_with[0]) == JACK
-    )
 
 
 def _settle(rules: Rules, table: LevelTable, levels: Sequence[int], hand: _Hand) -> TableSettlement:

@@ -481,23 +481,23 @@ def deck_table(table: LevelTable, decks: int) -> LevelTable:
 def require_rulebook_table(rules: Rules, what: str) -> None:
     """R14.10: ``what`` is ruled for the rulebooks' table only (two decks, four seats, fixed partners); on
     another the one refusal every RPC gives, INVALID_ARGUMENT naming the request's ruleset field that
-    differs (``ruleset.decks``, ``ruleset.seats``, ``ruleset.partners``)."""
-    if rules.rulebook_table:
-        return
-    name, value = next(
-        (name, value)
-        for name, value, wanted in (
-            ("decks", rules.decks, MIN_DECKS),
-            ("seats", rules.seats, MIN_SEATS),
-            ("partners", rules.partners, Partners.FIXED),
+    differs: ``ruleset.decks``, then ``ruleset.seats``, then ``ruleset.partners``."""
+    if rules.decks != MIN_DECKS:
+        raise InvalidArgumentError(
+            "ruleset.decks",
+            Problem.INCONSISTENT,
+            f"{what} is ruled for two decks only (R14.10), not {rules.decks}",
         )
-        if value != wanted
-    )
-    raise InvalidArgumentError(
-        f"ruleset.{name}",
-        Problem.INCONSISTENT,
-        f"{what} is ruled for two decks, four seats and fixed partners only (R14.10), got {name} {value}",
-    )
+    if rules.seats != MIN_SEATS:
+        raise InvalidArgumentError(
+            "ruleset.seats",
+            Problem.INCONSISTENT,
+            f"{what} is ruled for four seats only (R14.10), not {rules.seats}",
+        )
+    if rules.partners is not Partners.FIXED:
+        raise InvalidArgumentError(
+            "ruleset.partners", Problem.INCONSISTENT, f"{what} is ruled for fixed partners only (R14.10, R15)"
+        )
 
 
 DEFAULT_RULES: Final = Rules()

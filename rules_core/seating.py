@@ -9,6 +9,7 @@ seat.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import Protocol
 
 from rules_core.cards import HAND_SIZE, PLAYERS, Deck, check_size
 from rules_core.errors import InvalidArgumentError, Problem
@@ -54,12 +55,18 @@ def in_turn(
     return tuple(cards for _, cards in plays)
 
 
+class Counts(Protocol):
+    """A request's copy counter (:class:`rules_core.cards.Deck`, D copies a face)."""
+
+    def add(self, faces: Sequence[int], path: str, /) -> object: ...
+
+
 def by_seat(
     hands: Sequence[SeatCards],
     path: str,
     *,
     seats: Iterable[int],
-    deck: Deck,
+    deck: Counts,
     low: int = 0,
     high: int = HAND_SIZE,
     table: int = PLAYERS,

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Final
 
-from rules_core.cards import HAND_SIZE, PLAYERS, rank_of
+from rules_core.cards import PLAYERS, deal_sizes, rank_of
 from rules_core.errors import InvalidArgumentError, Problem
 from rules_core.rules import (
     SEEDS_TABLE,
@@ -243,59 +243,74 @@ def capped_level(*, must_play: frozenset[int], level: int, gain: int, was_dealer
     return min([level + gain, *caps])
 
 
-def throw_penalty(rules: Rules, dealer_seat: int, failed: Sequence[FailedThrow]) -> int:
-    """R16.2: the points the failed throws add to the attackers' score: minus the penalty for each of the
-    attackers' failures, plus it for each of the dealer team's; 0 under ``ThrowPenalty.NONE`` (R4.7).
+def fixed_side(dealer: int, seats: int = PLAYERS) -> frozenset[int]:
+    """R0.4, R15.1: the dealer's side under fixed partners, every other seat from the dealer."""
+    return frozenset((dealer + offset) % seats for offset in range(0, seats, 2))
+
+
+def hand_size(rules: Rules) -> int:
+    """R1.6, R14.2: the table's hand size (25 on the rulebooks' table), so its most tricks."""
+    return deal_sizes(rules.decks, rules.seats)[0]
+
+
+def throw_penalty(rules: Rules, side: frozenset[int], failed: Sequence[FailedThrow]) -> int:
+    """R16.2 on every table: the points the failed throws add to the attackers' score: each failure costs
+    its thrower's side (``side`` is the dealer's, final under finding friends): minus the penalty for an
+    attacker's, plus it for one of the dealer's side; 0 under ``ThrowPenalty.NONE`` (R4.7), the throws
+    checked all the same.
 
     >>> from dataclasses import replace
     >>> from rules_core.rules import DEFAULT_RULES
     >>> rules = replace(DEFAULT_RULES, throw_penalty=ThrowPenalty.PER_ATTEMPT)
-    >>> throw_penalty(rules, 0, [FailedThrow(1, 3), FailedThrow(2, 5), FailedThrow(3, 2)])
+    >>> throw_penalty(rules, fixed_side(0), [FailedThrow(1, 3), FailedThrow(2, 5), FailedThrow(3, 2)])
     -10
     """
-    if len(failed) > MAX_FAILED_THROWS:
+    most = hand_size(rules)
+    if len(failed) > most:
         raise InvalidArgumentError(
-            "failed_throws", Problem.BAD_SIZE, f"a hand has at most {MAX_FAILED_THROWS} failed throws"
+            "failed_throws", Problem.BAD_SIZE, f"a hand has at most {most} failed throws"
         )
     total = 0
     for i, attempt in enumerate(failed):
-        check_seat(f"failed_throws[{i}].seat", attempt.seat)
-        check_int(f"failed_throws[{i}].cards", attempt.cards, low=2, high=25)
+        check_int(f"failed_throws[{i}].seat", attempt.seat, high=rules.seats - 1)
+        check_int(f"failed_throws[{i}].cards", attempt.cards, low=2, high=most)
         units = attempt.cards if rules.throw_penalty is ThrowPenalty.PER_CARD else 1
         cost = units * rules.throw_penalty_points
-        total += cost if (attempt.seat - dealer_seat) % 2 == 0 else -cost  # R16.2: the thrower's side pays
+        total += cost if attempt.seat in side else -cost  # R16.2: the thrower's side pays
     return 0 if rules.throw_penalty is ThrowPenalty.NONE else total
 
 
 def back_to_two(
-    rules: Rules, dealer_seat: int, dealer_level: int, last_trick_win: tuple[int, Sequence[int]] | None
+    rules: Rules, side: frozenset[int], level: int, last_trick_win: tuple[int, Sequence[int]] | None
 ) -> bool:
-    """R16.4 (勾J): whether the dealer team, playing J, goes back to 2: an attacker won the last trick
-    with a single jack. ``last_trick_win`` is the winner's seat and the cards he won with (checked
-    whatever the rule, so a malformed one is refused under every ruleset).
+    """R16.4 (勾J) on every table: whether the dealer's side (``side``, final under finding friends),
+    playing J, goes back to 2: a seat off it won the last trick with a single jack. ``last_trick_win`` is
+    the winner's seat and the cards he won with (checked whatever the rule, so a malformed one is refused
+    under every ruleset).
 
     >>> from dataclasses import replace
     >>> from rules_core.rules import DEFAULT_RULES
     >>> rules = replace(DEFAULT_RULES, jack_rule=JackRule.SINGLE_JACK)
-    >>> back_to_two(rules, 0, 11, (1, (9,))), back_to_two(rules, 0, 11, (2, (9,)))
+    >>> back_to_two(rules, fixed_side(0), 11, (1, (9,))), back_to_two(rules, fixed_side(0), 11, (2, (9,)))
     (True, False)
     """
     if last_trick_win is None:
         return False
     seat, cards = last_trick_win
-    check_seat("last_trick_winner.seat", seat)
-    if not 1 <= len(cards) <= HAND_SIZE:
+    check_int("last_trick_winner.seat", seat, high=rules.seats - 1)
+    most = hand_size(rules)
+    if not 1 <= len(cards) <= most:
         raise InvalidArgumentError(
             "last_trick_winner.cards",
             Problem.BAD_SIZE,
-            f"the winning play holds 1..{HAND_SIZE} cards, got {len(cards)}",
+            f"the winning play holds 1..{most} cards, got {len(cards)}",
         )
     return (
         rules.jack_rule is JackRule.SINGLE_JACK
-        and dealer_level == JACK
-        and (seat - dealer_seat) % 2 == 1  # an attacker won it
+        and level == JACK
+        and seat not in side  # an attacker won it
         and len(cards) == 1
-        and rank_of(cards[0]) == JACK  # any of the eight jacks: all are level cards at J (R2)
+        and rank_of(cards[0]) == JACK  # any jack: all are level cards at J (R2)
     )
 
 
@@ -317,10 +332,11 @@ def settle_hand(
     check_level("dealer_level", dealer_level)
     check_level("attacker_level", attacker_level)
     check_score(score)
-    reset = back_to_two(rules, dealer_seat, dealer_level, last_trick_win)
+    side = fixed_side(dealer_seat)
+    reset = back_to_two(rules, side, dealer_level, last_trick_win)
     dealer_from = LOWEST_LEVEL if reset else dealer_level  # R16.4: "all rank changes apply after the reset"
     table = rules.level_table
-    penalty = throw_penalty(rules, dealer_seat, failed_throws)
+    penalty = throw_penalty(rules, side, failed_throws)
     final = score + penalty
     winner = Side.DEALER_TEAM if final < table.take_over else Side.ATTACKERS  # R9.2
     gain = _gain(final, table)

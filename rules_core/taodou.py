@@ -29,10 +29,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, Protocol
 
-from rules_core.cards import PLAYERS
+from rules_core.cards import PLAYERS, Suit
 from rules_core.errors import InvalidArgumentError, Problem
+from rules_core.friends import CallState, FriendCall, TableSettlement, replay_sides, settle_table
 from rules_core.rules import Rules, require_rulebook_table
 from rules_core.settlement import (
     FailedThrow,
@@ -46,6 +47,8 @@ from rules_core.settlement import (
     score_coefficient,
     settle_hand,
 )
+from rules_core.trick import RecordedTrick, as_tricks, renamed
+from rules_core.trump import TrumpContext, trump_context
 
 __all__ = [
     "BASIS_POINTS",
@@ -266,3 +269,111 @@ def check_overturn(overturn: int, path: str = "overturn") -> None:
         raise InvalidArgumentError(
             path, Problem.OUT_OF_RANGE, f"the overturn multiplier O is 1, 2, 4 or 8 (R10.5), got {overturn!r}"
         )
+
+
+@dataclass(frozen=True, slots=True)
+class TeamsHand:
+    """What SettleHand reads on the rulebooks' table (R9, R12): the teams' levels and the final score."""
+
+    dealer_level: int
+    attacker_level: int
+    score: int
+    stake: Stake | None
+    failed_throws: tuple[FailedThrow, ...]
+    last_trick_win: tuple[int, tuple[int, ...]] | None
+
+
+@dataclass(frozen=True, slots=True)
+class RecordHand:
+    """What SettleHand reads on any other table (R15.8-R15.13): every seat's level and the trick record."""
+
+    levels: tuple[int, ...]
+    contract: Suit | None
+    calls: tuple[FriendCall, ...]
+    tricks: tuple[RecordedTrick, ...]
+    dig_points: int
+    failed_throws: tuple[FailedThrow, ...]
+
+
+class HandToSettle(Protocol):
+    """A SettleHand request as the shell decodes it: the fields a table reads are decoded only when the
+    table reads them (``teams`` on the rulebooks' table, ``record`` elsewhere), so a field another table
+    reads is never judged (:func:`settle_request`)."""
+
+    @property
+    def dealer(self) -> int: ...
+    @property
+    def staked(self) -> bool: ...
+    def teams(self) -> TeamsHand: ...
+    def record(self) -> RecordHand: ...
+
+
+SettledHand = HandSettlement | tuple[TableSettlement, tuple[CallState, ...]]
+"""SettleHand's answer: the teams' (with coins), or every seat's with the calls' states at the end."""
+
+
+def refuse_stake(rules: Rules) -> None:
+    """R14.10: a Tao Dou stake on another table, refused naming the ruleset field (SettleHand, AuditHand)."""
+    require_rulebook_table(rules, "A Tao Dou stake")
+
+
+def settle_request(rules: Rules, hand: HandToSettle) -> SettledHand:
+    """SettleHand on every table: R9 (and R12 with a stake) on the rulebooks' table, R15.8-R15.13 from the
+    whole trick record on any other, where a Tao Dou stake is refused naming the ruleset field (R14.10)."""
+    if rules.rulebook_table:
+        teams = hand.teams()
+        return settle(
+            rules=rules,
+            dealer_seat=hand.dealer,
+            dealer_level=teams.dealer_level,
+            attacker_level=teams.attacker_level,
+            score=teams.score,
+            stake=teams.stake,
+            failed_throws=teams.failed_throws,
+            last_trick_win=teams.last_trick_win,
+        )
+    if hand.staked:
+        refuse_stake(rules)
+    record = hand.record()
+    dealer, levels = hand.dealer, record.levels
+    level = levels[dealer] if 0 <= dealer < len(levels) else 2  # settle_table judges both
+    return settle_table_hand(
+        rules,
+        trump_context(level, record.contract),
+        dealer=dealer,
+        levels=levels,
+        calls=record.calls,
+        tricks=record.tricks,
+        dig_points=record.dig_points,
+        failed_throws=record.failed_throws,
+    )
+
+
+def settle_table_hand(
+    rules: Rules,
+    ctx: TrumpContext,
+    *,
+    dealer: int,
+    levels: Sequence[int],
+    calls: Sequence[FriendCall],
+    tricks: Sequence[RecordedTrick],
+    dig_points: int,
+    failed_throws: Sequence[FailedThrow],
+) -> tuple[TableSettlement, tuple[CallState, ...]]:
+    """R15.8–R15.13 for a SettleHand request on any table, and every call's state at the end; the seats'
+    levels are ``seat_levels``."""
+    played = as_tricks(tricks, "tricks")
+    try:
+        settled = settle_table(
+            rules,
+            ctx,
+            dealer=dealer,
+            levels=levels,
+            calls=calls,
+            tricks=played,
+            dig_points=dig_points,
+            failed_throws=failed_throws,
+        )
+    except InvalidArgumentError as error:
+        raise renamed(renamed(error, "levels", "seat_levels"), "partners", "ruleset.partners") from None
+    return settled, replay_sides(rules, ctx, dealer, calls, played)[-1].calls

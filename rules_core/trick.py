@@ -134,7 +134,7 @@ def resolve_trick(
     judgements, best, lead = _judge(ctx, rules, plays)
     winner = (leader + best) % seats
     points = sum(POINTS[face] for play in plays for face in play)
-    attack = attacking(winner, dealer, attackers)
+    attack = (winner - dealer) % 2 == 1 if attackers is None else winner in attackers  # attacking(), inline
     dig = None
     if last:
         dig = _dig(
@@ -397,7 +397,7 @@ def judge_trick(
         try:
             sides = replay_sides(rules, ctx, dealer, calls, (*earlier, current))[-1]
         except InvalidArgumentError as error:
-            raise _renamed(error, f"tricks[{len(earlier)}].", "") from None
+            raise renamed(error, f"tricks[{len(earlier)}].", "") from None
         if rules.partners is Partners.FRIENDS:
             attackers = frozenset(range(seats)) - sides.dealer_side
     result = resolve_trick(
@@ -417,15 +417,15 @@ def _record(
     given; None when fixed partners come with no record (they need none)."""
     if rules.partners is Partners.FIXED and not calls and not before:
         return None
-    earlier = _tricks(before, "tricks_before")
+    earlier = as_tricks(before, "tricks_before")
     try:
         replay_sides(rules, ctx, dealer, calls, earlier)
     except InvalidArgumentError as error:
-        raise _renamed(error, "tricks", "tricks_before") from None
+        raise renamed(error, "tricks", "tricks_before") from None
     return earlier
 
 
-def _tricks(records: Sequence[RecordedTrick], path: str) -> tuple[Trick, ...]:
+def as_tricks(records: Sequence[RecordedTrick], path: str) -> tuple[Trick, ...]:
     """Recorded tricks as R15's: a winner is required on each (R15.15)."""
     tricks = []
     for t, (plays, winner) in enumerate(records):
@@ -435,7 +435,7 @@ def _tricks(records: Sequence[RecordedTrick], path: str) -> tuple[Trick, ...]:
     return tuple(tricks)
 
 
-def _renamed(error: InvalidArgumentError, old: str, new: str) -> InvalidArgumentError:
+def renamed(error: InvalidArgumentError, old: str, new: str) -> InvalidArgumentError:
     """The same error with the path prefix ``old`` spelled ``new`` (the request's own field names)."""
     if error.argument.startswith(old):
         return InvalidArgumentError(new + error.argument[len(old) :], error.problem, error.message)

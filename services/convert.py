@@ -14,10 +14,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from enum import Enum
 from typing import Any, Final, NoReturn, TypeVar, cast
 
-from rules_core.audit import MAX_TRICKS, Audit, Finding
+from rules_core.audit import MAX_TRICKS, Audit, Finding, SeatsRecord, TableAudit, TeamsRecord
 from rules_core.bidding import Act, Bidding, BidRejection, Shown
 from rules_core.cards import (
     COPIES,
+    MAX_TABLE_BOTTOM,
     MAX_TABLE_CARDS,
     MAX_TABLE_HAND,
     MAX_TABLE_SEATS,
@@ -60,8 +61,7 @@ from rules_core.settlement import MAX_FAILED_THROWS, FailedThrow, Side
 from rules_core.shapes import Decomposition, Shape
 from rules_core.strategy.bury import BuryAdvice, BuryPolicy
 from rules_core.strategy.declaration import DeclarationAdvice, DeclarationPolicy
-from rules_core.table_audit import TableAudit
-from rules_core.taodou import CoinSettlement, HandSettlement, Stake
+from rules_core.taodou import CoinSettlement, HandSettlement, RecordHand, SettledHand, Stake, TeamsHand
 from rules_core.trick import JudgedTrick, Judgement, RecordedTrick, TrickResult
 from rules_core.trump import TrumpContext, trump_context
 from rules_core.turn import NOTHING_KNOWN, HandSoFar, Listing, PlayVerdict, Policy, Suggestion
@@ -396,6 +396,108 @@ def table_recorded_tricks(
         )
         for i, message in enumerate(messages)
     ]
+
+
+class SettleArguments:
+    """A SettleHand request as :func:`rules_core.taodou.settle_request` reads it: the fields of the
+    rulebooks' table (:meth:`teams`) or of another (:meth:`record`) decoded only when the table reads them."""
+
+    __slots__ = ("_request",)
+
+    def __init__(self, request: pb.SettleHandRequest) -> None:
+        self._request = request
+
+    @property
+    def dealer(self) -> int:
+        """The hand's dealer seat."""
+        return self._request.dealer
+
+    @property
+    def staked(self) -> bool:
+        """Whether a Tao Dou stake is given."""
+        return self._request.HasField("tao_dou")
+
+    def teams(self) -> TeamsHand:
+        """R9, R12: the teams' levels, the score, the stake and the house-rule records."""
+        request = self._request
+        return TeamsHand(
+            dealer_level=level(request.dealer_team_level, "dealer_team_level"),
+            attacker_level=level(request.attacker_level, "attacker_level"),
+            score=request.score,
+            stake=stake(request.tao_dou) if request.HasField("tao_dou") else None,
+            failed_throws=failed_throws(request.failed_throws),
+            last_trick_win=(
+                last_trick_winner(request.last_trick_winner)
+                if request.HasField("last_trick_winner")
+                else None
+            ),
+        )
+
+    def record(self) -> RecordHand:
+        """R15.8-R15.13: every seat's level, the calls and the whole trick record."""
+        request = self._request
+        levels = seat_levels(request.seat_levels)
+        friends = bool(request.friend_calls) or request.contract
+        return RecordHand(
+            levels=levels,
+            contract=contract(request.contract, "contract") if friends else None,
+            calls=friend_calls(request.friend_calls),
+            tricks=tuple(table_tricks(request.tricks, "tricks")),
+            dig_points=request.dig_points,
+            failed_throws=failed_throws(request.failed_throws, MAX_TABLE_TRICKS),
+        )
+
+
+class AuditArguments:
+    """An AuditHand request as :func:`rules_core.audit.audit_request` reads it: the fields of the
+    rulebooks' table (:meth:`teams`) or of another (:meth:`record`) decoded only when the table reads them."""
+
+    __slots__ = ("_request",)
+
+    def __init__(self, request: pb.AuditHandRequest) -> None:
+        self._request = request
+
+    @property
+    def staked(self) -> bool:
+        """Whether a Tao Dou stake is given."""
+        return self._request.HasField("tao_dou")
+
+    def _dealer(self) -> int | None:
+        return self._request.dealer if self._request.HasField("dealer") else None
+
+    def teams(self) -> TeamsRecord:
+        """R0-R13: the four hands, the teams' levels and the stake."""
+        request = self._request
+        return TeamsRecord(
+            level=level(request.level, "level"),
+            attacker_level=level(request.attacker_level, "attacker_level"),
+            hands=seated(request.hands, "hands"),
+            bottom=cards(request.bottom, "bottom"),
+            declarations=tuple(declarations(request.declarations, "declarations")),
+            buried=cards(request.buried, "buried"),
+            tricks=tuple(recorded_tricks(request.tricks, "tricks")),
+            first_hand=request.first_hand,
+            first_seated=request.first_seated,
+            dealer=self._dealer(),
+            stake=stake(request.tao_dou) if request.HasField("tao_dou") else None,
+        )
+
+    def record(self) -> SeatsRecord:
+        """R14, R15: N hands, every seat's level and the friend calls."""
+        request = self._request
+        return SeatsRecord(
+            level=level(request.level, "level"),
+            seat_levels=seat_levels(request.seat_levels),
+            hands=seated(request.hands, "hands", table=True),
+            bottom=cards(request.bottom, "bottom", MAX_TABLE_BOTTOM),
+            declarations=tuple(declarations(request.declarations, "declarations")),
+            buried=cards(request.buried, "buried", MAX_TABLE_HAND),
+            tricks=tuple(table_recorded_tricks(request.tricks, "tricks")),
+            calls=friend_calls(request.friend_calls),
+            first_hand=request.first_hand,
+            first_seated=request.first_seated,
+            dealer=self._dealer(),
+        )
 
 
 def friend_calls(messages: Sequence[t.FriendCall], path: str = "friend_calls") -> tuple[FriendCall, ...]:
@@ -878,6 +980,20 @@ def settlement_response(result: HandSettlement) -> pb.SettleHandResponse:
     )
 
 
+def settled_response(result: SettledHand) -> pb.SettleHandResponse:
+    """SettleHand's answer on every table: the teams' (R9, R12) or every seat's (R15.8-R15.13)."""
+    if isinstance(result, HandSettlement):
+        return settlement_response(result)
+    return table_settlement_response(*result)
+
+
+def settled_band(result: SettledHand) -> tuple[Side, int]:
+    """The settlements metric's winning side and levels gained, on every table."""
+    if isinstance(result, HandSettlement):
+        return result.settlement.winner_side, result.settlement.g_eff
+    return result[0].winner_side, result[0].g
+
+
 def penalty_response(result: Quit) -> pb.CalculatePenaltyResponse:
     """A forced quit's price, with the system's actions for a quitting dealer."""
     price = result.penalty
@@ -920,6 +1036,21 @@ def bidding_response(result: Bidding) -> pb.ValidateDeclarationResponse:
     if result.dealer is not None:
         response.dealer = result.dealer
     return response
+
+
+def audited_response(audit: Audit | TableAudit, seats: int) -> pb.AuditHandResponse:
+    """AuditHand's answer on every table: the teams' settlement (R9, R12) or every seat's (R15)."""
+    if isinstance(audit, Audit):
+        return audit_response(audit)
+    return table_audit_response(audit, seats)
+
+
+def audited_band(audit: Audit | TableAudit) -> tuple[Side, int] | None:
+    """The settlements metric's winning side and levels gained of a valid audit, on every table."""
+    if isinstance(audit, Audit):
+        settled = audit.settlement
+        return None if settled is None else (settled.winner_side, settled.g_eff)
+    return None if audit.settlement is None else (audit.settlement.winner_side, audit.settlement.g)
 
 
 def _audit_head(audit: Audit | TableAudit) -> pb.AuditHandResponse:

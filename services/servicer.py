@@ -13,9 +13,9 @@ import functools
 from collections.abc import Callable, Sequence
 from typing import Any, Final, TypeVar
 
-from rules_core.audit import AuditError, audit
+from rules_core.audit import AuditError, audit_request
 from rules_core.autoplay import bury_on_table, declaration_on_table
-from rules_core.bidding import Bidding, declare
+from rules_core.bidding import declare
 from rules_core.cards import (
     MAX_TABLE_BOTTOM,
     MAX_TABLE_CARDS,
@@ -31,12 +31,8 @@ from rules_core.settlement import Side
 from rules_core.strategy.bury import suggest_bury
 from rules_core.strategy.declaration import check_deal_context, suggest_declaration
 from rules_core.strategy.privacy import refuse_other_hands
-from rules_core.table_audit import audit_table
-from rules_core.table_bidding import declare_table
-from rules_core.table_turn import settle_table_hand
-from rules_core.taodou import settle
+from rules_core.taodou import settle_request
 from rules_core.trick import JudgedTrick, judge_trick
-from rules_core.trump import trump_context
 from rules_core.turn import list_plays, suggest, validate_play
 from rules_core.verdicts import Illegal, Legal
 from services import convert
@@ -226,48 +222,12 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
 
     @_answers
     def SettleHand(self, request: pb.SettleHandRequest, context: Context) -> pb.SettleHandResponse:
-        """R9 (levels, next dealer, end of game) and, with a stake, R12 (Tao Dou coins)."""
+        """R9 (levels, next dealer, end of game) and, with a stake, R12 (Tao Dou coins); on other tables
+        each seat's level change from the whole record (R15.8-R15.13)."""
         rules, _ = self._rules(request.ruleset, "SettleHand")
-        if not rules.rulebook_table:
-            return self._settle_table(request, rules)
-        result = settle(
-            rules=rules,
-            dealer_seat=request.dealer,
-            dealer_level=convert.level(request.dealer_team_level, "dealer_team_level"),
-            attacker_level=convert.level(request.attacker_level, "attacker_level"),
-            score=request.score,
-            stake=convert.stake(request.tao_dou) if request.HasField("tao_dou") else None,
-            failed_throws=convert.failed_throws(request.failed_throws),
-            last_trick_win=(
-                convert.last_trick_winner(request.last_trick_winner)
-                if request.HasField("last_trick_winner")
-                else None
-            ),
-        )
-        self._settled(result.settlement.winner_side, result.settlement.g_eff)
-        return convert.settlement_response(result)
-
-    def _settle_table(self, request: pb.SettleHandRequest, rules: Rules) -> pb.SettleHandResponse:
-        """SettleHand on another table (R15.8-R15.13): per-seat levels from the whole trick record."""
-        if request.HasField("tao_dou"):
-            self._rulebook(rules, "A Tao Dou stake")  # R14.10
-        levels = convert.seat_levels(request.seat_levels)
-        dealer = request.dealer
-        level = levels[dealer] if dealer < len(levels) else convert.MIN_LEVEL  # rules_core judges both
-        friends = bool(request.friend_calls) or request.contract
-        suit = convert.contract(request.contract, "contract") if friends else None
-        settled, calls = settle_table_hand(
-            rules,
-            trump_context(level, suit),
-            dealer=dealer,
-            levels=levels,
-            calls=convert.friend_calls(request.friend_calls),
-            tricks=convert.table_tricks(request.tricks, "tricks"),
-            dig_points=request.dig_points,
-            failed_throws=convert.failed_throws(request.failed_throws, MAX_TABLE_TRICKS),
-        )
-        self._settled(settled.winner_side, settled.g)
-        return convert.table_settlement_response(settled, calls)
+        result = settle_request(rules, convert.SettleArguments(request))
+        self._settled(*convert.settled_band(result))
+        return convert.settled_response(result)
 
     @_answers
     def CalculatePenalty(
@@ -306,57 +266,27 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
     def ValidateDeclaration(
         self, request: pb.ValidateDeclarationRequest, context: Context
     ) -> pb.ValidateDeclarationResponse:
-        """R10: replay the acts in time order; each is accepted with its label or rejected with a reason."""
+        """R10 (R14.11 on other tables): replay the acts in time order; each is accepted with its label or
+        rejected with a reason."""
         rules, preset = self._rules(request.ruleset, "ValidateDeclaration")
         level = convert.level(request.level, "level")
-        if not rules.rulebook_table:  # R14.11
-            result = self._table_declarations(request, rules, level, context)
-        else:
-            result = self._declarations(request, rules, level, context)
+        acts = convert.declarations(request.declarations, "declarations")
+        bottom = convert.cards(request.bottom, "bottom") if request.bottom else None  # R16.6
+        check_deadline(context)
+        result = declare(
+            rules=rules,
+            level=level,
+            acts=acts,
+            first_hand=request.first_hand,
+            first_seated=request.first_seated,
+            dealer=request.dealer if request.HasField("dealer") else None,
+            bottom=bottom,
+        )
         for act in result.acts:
             self._metrics.count(
                 self._metrics.verdicts, "ValidateDeclaration", preset, "accepted" if act else "rejected"
             )
         return convert.bidding_response(result)
-
-    @staticmethod
-    def _table_declarations(
-        request: pb.ValidateDeclarationRequest, rules: Rules, level: int, context: Context
-    ) -> Bidding:
-        """R14.11: declarations of up to D copies on another table; the bottom names no trump there."""
-        if request.bottom:
-            raise invalid(
-                "bottom",
-                Reason.INCONSISTENT,
-                "NO-BID from the bottom is not offered on other tables (R14.11)",
-            )
-        acts = convert.declarations(request.declarations, "declarations")
-        check_deadline(context)
-        return declare_table(
-            rules=rules,
-            level=level,
-            acts=acts,
-            first_hand=request.first_hand,
-            first_seated=request.first_seated,
-            dealer=request.dealer if request.HasField("dealer") else None,
-        )
-
-    @staticmethod
-    def _declarations(
-        request: pb.ValidateDeclarationRequest, rules: Rules, level: int, context: Context
-    ) -> Bidding:
-        """R10 on the rulebooks' table."""
-        acts = convert.declarations(request.declarations, "declarations")
-        check_deadline(context)
-        return declare(
-            rules=rules,
-            level=level,
-            acts=acts,
-            first_hand=request.first_hand,
-            first_seated=request.first_seated,
-            dealer=request.dealer if request.HasField("dealer") else None,
-            bottom=convert.cards(request.bottom, "bottom") if request.bottom else None,  # R16.6
-        )
 
     @_answers
     def ValidateBury(self, request: pb.ValidateBuryRequest, context: Context) -> pb.ValidateBuryResponse:
@@ -430,73 +360,16 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
 
     @_answers
     def AuditHand(self, request: pb.AuditHandRequest, context: Context) -> pb.AuditHandResponse:
-        """rules_core's audit replays the hand and stops at the first broken rule; a valid hand is settled."""
+        """rules_core's audit replays the hand on its table and stops at the first broken rule; a valid hand
+        is settled."""
         rules, preset = self._rules(request.ruleset, "AuditHand")
-        if not rules.rulebook_table:  # R14, R15: rules_core.table_audit
-            return self._table_audit(request, rules, preset, context)
-        level = convert.level(request.level, "level")
-        attacker_level = convert.level(request.attacker_level, "attacker_level")
-        hands, bottom = convert.seated(request.hands, "hands"), convert.cards(request.bottom, "bottom")
-        acts = convert.declarations(request.declarations, "declarations")
-        buried, tricks = (
-            convert.cards(request.buried, "buried"),
-            convert.recorded_tricks(request.tricks, "tricks"),
-        )
-        stake = convert.stake(request.tao_dou) if request.HasField("tao_dou") else None
         check_deadline(context)
-        result = audit(
-            rules,
-            level=level,
-            attacker_level=attacker_level,
-            hands=hands,
-            bottom=bottom,
-            declarations=acts,
-            buried=buried,
-            tricks=tricks,
-            first_hand=request.first_hand,
-            first_seated=request.first_seated,
-            dealer=request.dealer if request.HasField("dealer") else None,
-            stake=stake,
-        )
-        if result.settlement is not None:
-            self._settled(result.settlement.winner_side, result.settlement.g_eff)
+        result = audit_request(rules, convert.AuditArguments(request))
+        band = convert.audited_band(result)
+        if band is not None:
+            self._settled(*band)
         self._audited(preset, result.error)
-        return convert.audit_response(result)
-
-    def _table_audit(
-        self, request: pb.AuditHandRequest, rules: Rules, preset: str, context: Context
-    ) -> pb.AuditHandResponse:
-        """AuditHand on another table: R14's leads and follows, R15's sides from the friend calls, and the
-        per-seat settlement (R15.8-R15.13); no Tao Dou stake there (R14.10)."""
-        if request.HasField("tao_dou"):
-            self._rulebook(rules, "A Tao Dou stake")  # R14.10
-        level = convert.level(request.level, "level")
-        levels = convert.seat_levels(request.seat_levels)
-        hands = convert.seated(request.hands, "hands", table=True)
-        bottom = convert.cards(request.bottom, "bottom", MAX_TABLE_BOTTOM)
-        acts = convert.declarations(request.declarations, "declarations")
-        buried = convert.cards(request.buried, "buried", MAX_TABLE_HAND)
-        tricks = convert.table_recorded_tricks(request.tricks, "tricks")
-        calls = convert.friend_calls(request.friend_calls)
-        check_deadline(context)
-        result = audit_table(
-            rules,
-            level=level,
-            seat_levels=levels,
-            hands=hands,
-            bottom=bottom,
-            declarations=acts,
-            buried=buried,
-            tricks=tricks,
-            calls=calls,
-            first_hand=request.first_hand,
-            first_seated=request.first_seated,
-            dealer=request.dealer if request.HasField("dealer") else None,
-        )
-        if result.settlement is not None:
-            self._settled(result.settlement.winner_side, result.settlement.g)
-        self._audited(preset, result.error)
-        return convert.table_audit_response(result, rules.seats)
+        return convert.audited_response(result, rules.seats)
 
     # ---------------------------------------------------------------------------------------------
     # batches: each item exactly as its unary method answers it

@@ -1,14 +1,16 @@
-"""Trump declaration (R10): the worked cases, every rejection reason, the presets and the invariants."""
+"""Trump declaration (R10): the worked cases, every rejection reason, the presets and the invariants; on other
+tables (R14.11) up to D copies through the same entry."""
 
 from __future__ import annotations
 
 import dataclasses
+import random
 from typing import Any
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from worked_cases import Case, cards, cases, rules_for, seat
+from worked_cases import Case, cards, cases, rules_for, seat, table_of
 
 from rules_core.bidding import (
     MAX_OVERTURN_MULTIPLIER,
@@ -16,8 +18,10 @@ from rules_core.bidding import (
     Bidding,
     BidRejection,
     Declaration,
+    declare,
     resolve_declarations,
 )
+from rules_core.bidding import Shown as RequestAct
 from rules_core.cards import (
     BIG_JOKER,
     SMALL_JOKER,
@@ -28,6 +32,7 @@ from rules_core.cards import (
     parse_rank,
     suit_of,
 )
+from rules_core.errors import InvalidArgumentError
 from rules_core.rules import (
     DEFAULT_RULES,
     PRESETS,
@@ -37,6 +42,8 @@ from rules_core.rules import (
     BidStages,
     FirstDealer,
     JokerOverturn,
+    NoBid,
+    Partners,
     Rules,
 )
 
@@ -538,3 +545,154 @@ def test_bidding_invariants(scenario: tuple[Rules, int, list[Declaration], int])
     for length in range(len(sequence)):
         prefix = resolve_declarations(rules=rules, level=level, sequence=sequence[:length], first_hand=True)
         assert prefix.acts == result.acts[:length]
+
+
+# ------------------------------------------------------------------------------------------------
+# Other tables (R14.11): up to D copies of a face, through the same entry
+
+TABLE_DECLARE_CASES = [c for c in cases("declare", tables=True) if table_of(c.values[0]) != (2, 4)]
+
+
+@pytest.mark.parametrize("case", TABLE_DECLARE_CASES)
+def test_table_worked_case(case: Case) -> None:
+    """WC-340 onwards: declarations of up to D copies (R14.11)."""
+    given = case["input"]
+    acts: list[RequestAct] = [(seat(a["seat"]), tuple(cards(a["cards"])), None) for a in given["sequence"]]
+    rules = rules_for(case)
+    if rules.seats % 2:
+        rules = dataclasses.replace(rules, partners=Partners.FRIENDS)
+    result = declare(
+        rules=rules,
+        level=parse_rank(case["level"]),
+        acts=acts,
+        first_hand=given["first_hand"],
+        first_seated=seat(given["first_seated"]),
+    )
+    got = {
+        "contract": "NT" if result.contract is None else result.contract.name,
+        "O": result.overturn_multiplier,
+        "dealer": f"P{result.dealer + 1}" if result.dealer is not None else None,
+        "rejected": list(result.rejected),
+        "acts": labels(result),
+    }
+    assert got == case["expect"]
+
+
+def test_table_cases_are_present() -> None:
+    assert len(TABLE_DECLARE_CASES) >= 7
+    assert all(table_of(case.values[0]) != (2, 4) for case in TABLE_DECLARE_CASES)
+
+
+def _random_acts(rng: random.Random, level: int, copies: int, seats: int) -> list[RequestAct]:
+    faces = [suit * 13 + level - 2 for suit in range(4)] + [SMALL_JOKER, BIG_JOKER]
+    acts: list[RequestAct] = []
+    for _ in range(rng.randint(1, 6)):
+        face = rng.choice(faces)
+        shown = (face,) * rng.randint(1, copies)
+        hand = None if rng.random() < 0.5 else (*shown, *(face,) * rng.randint(0, 1))[:copies]
+        acts.append((rng.randrange(seats), shown, hand))
+    return acts
+
+
+def test_two_decks_is_r10() -> None:
+    """R14.11 on two decks and four seats (finding friends there) is R10 exactly (contract, O, dealer, every
+    act's label)."""
+    rng = random.Random(1011)
+    friends = dataclasses.replace(DEFAULT_RULES, partners=Partners.FRIENDS)
+    for _ in range(1500):
+        level = rng.randint(2, 14)
+        acts = _random_acts(rng, level, 2, 4)
+        ours = declare(rules=friends, level=level, acts=acts, first_hand=True)
+        theirs = declare(rules=DEFAULT_RULES, level=level, acts=acts, first_hand=True)
+        assert (ours.contract, ours.overturn_multiplier, ours.dealer, ours.acts) == (
+            theirs.contract,
+            theirs.overturn_multiplier,
+            theirs.dealer,
+            theirs.acts,
+        ), acts
+
+
+@pytest.mark.parametrize(("decks", "seats"), [(3, 6), (4, 8), (3, 5)])
+def test_accepted_acts_grow_stronger(decks: int, seats: int) -> None:
+    """R14.11: each accepted act shows more copies, or as many with a higher kind; O ≤ 8 (R10.5)."""
+    rng = random.Random(decks * 10 + seats)
+    partners = Partners.FRIENDS if seats % 2 else Partners.FIXED
+    rules = dataclasses.replace(DEFAULT_RULES, decks=decks, seats=seats, partners=partners)
+    for _ in range(300):
+        level = rng.randint(2, 14)
+        acts = _random_acts(rng, level, decks, seats)
+        result = declare(rules=rules, level=level, acts=acts, first_hand=False, dealer=0)
+        kinds = {SMALL_JOKER: 1, BIG_JOKER: 2}
+        accepted = [acts[i] for i, act in enumerate(result.acts) if act is not None]
+        assert 1 <= result.overturn_multiplier <= 8
+        assert result.dealer == 0
+        last = (0, 0)
+        for _seat, shown, _hand in accepted:
+            strength = (len(shown), kinds.get(shown[0], 0))
+            assert strength > last or shown[0] == accepted[0][1][0]  # or an A2 of added copies
+            last = max(last, strength)
+
+
+def test_table_rejections_and_bad_input() -> None:
+    """Rejections have their reason; malformed acts are INVALID_ARGUMENT naming the field (R14.1)."""
+    rules = dataclasses.replace(DEFAULT_RULES, decks=3, seats=6)
+    level = 2
+    h2, s2 = 13 + 0, 0
+    result = declare(
+        rules=rules,
+        level=level,
+        acts=[(0, (h2, h2), None), (1, (s2, 1), None), (2, (SMALL_JOKER,), None)],
+        first_hand=True,
+    )
+    assert [r.reason for r in result.rejections] == [BidRejection.NOT_A_PAIR, BidRejection.NOT_LEVEL_CARDS]
+    held = declare(rules=rules, level=level, acts=[(0, (h2, h2), (h2,))], first_hand=True)
+    assert [r.reason for r in held.rejections] == [BidRejection.CARDS_NOT_HELD]
+    bad: list[tuple[list[RequestAct], int, str]] = [
+        ([(0, (h2,) * 4, None)], level, "declarations[0].cards[3]"),
+        ([(6, (h2,), None)], level, "declarations[0].seat"),
+        ([(0, (), None)], level, "declarations[0].cards"),
+        ([(0, (h2,), (h2,) * 27)], level, "declarations[0].hand"),
+        ([], 15, "level"),
+    ]
+    for acts, lvl, path in bad:
+        with pytest.raises(InvalidArgumentError) as caught:
+            declare(rules=rules, level=lvl, acts=acts, first_hand=True)
+        assert caught.value.argument == path
+
+
+def test_holdings_are_r10s_on_every_table() -> None:
+    """R10.1, R10.2 are one check on every table (R10's words): three decks hold three copies of a face,
+    and copies one seat has shown stay shown."""
+    rules = dataclasses.replace(DEFAULT_RULES, decks=3, seats=6)
+    s2 = 0
+    acts: list[RequestAct] = [
+        (0, (BIG_JOKER,) * 2, None),
+        (1, (s2,) * 3, None),
+        (2, (BIG_JOKER,) * 3, None),
+        (3, (SMALL_JOKER,) * 3, (SMALL_JOKER,) * 2),
+    ]
+    result = declare(rules=rules, level=2, acts=acts, first_hand=True)
+    assert labels(result)[:2] == ["A7", "A3"]
+    assert [(r.reason, r.message) for r in result.rejections] == [
+        (
+            BidRejection.CARD_SHOWN_ELSEWHERE,
+            "seat 2 shows BJ BJ BJ: BJ has already been shown by seat 0 (R10.2)",
+        ),
+        (
+            BidRejection.CARDS_NOT_HELD,
+            "seat 3 shows SJ SJ SJ: A6 needs 3 SJ received so far, the seat holds 2 (R10.1)",
+        ),
+    ]
+
+
+def test_the_bottom_names_trump_on_the_rulebooks_table_only() -> None:
+    """R16.6 through the one entry: the rulebooks' table reads the bottom, another refuses it, naming it."""
+    bottom = tuple(parse_cards(["BJ", "S9", "HA", "D7", "C7", "SK", "S3", "HQ"]))
+    rules = dataclasses.replace(DEFAULT_RULES, no_bid=NoBid.BOTTOM_FIRST_CARD)
+    assert (
+        declare(rules=rules, level=7, acts=[], first_hand=False, dealer=0, bottom=bottom).contract is Suit.S
+    )
+    wide = dataclasses.replace(DEFAULT_RULES, seats=6)
+    with pytest.raises(InvalidArgumentError) as caught:
+        declare(rules=wide, level=7, acts=[], first_hand=False, dealer=0, bottom=bottom)
+    assert caught.value.argument == "bottom"

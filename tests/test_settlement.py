@@ -12,16 +12,31 @@ from hypothesis import strategies as st
 from worked_cases import Case, cases, failed_throws, last_trick_win, rules_for
 
 from rules_core.cards import format_rank, parse_rank
-from rules_core.rules import DEFAULT_RULES, RULEBOOK_000, RULEBOOK_003, EndRule, Rules
+from rules_core.errors import InvalidArgumentError
+from rules_core.rules import (
+    DEFAULT_RULES,
+    RULEBOOK_000,
+    RULEBOOK_003,
+    EndRule,
+    JackRule,
+    Partners,
+    Rules,
+    ThrowPenalty,
+    on_rulebook_table,
+    require_rulebook_table,
+)
 from rules_core.settlement import (
     FailedThrow,
     Settlement,
     Side,
+    back_to_two,
     capped_level,
+    fixed_side,
     level_gain,
     must_play_levels,
     score_coefficient,
     settle_hand,
+    throw_penalty,
     winning_side,
 )
 
@@ -317,3 +332,79 @@ def test_settlement_invariants(
     assert result.next_level == after
     assert score_coefficient(score, g_eff=result.g_eff) == result.K
     assert 1 <= result.K <= min(12, result.g_eff + 1)
+
+
+# R16.2, R16.4 and R14.10 on every table: each stated once, the dealer's side and the table a parameter
+
+PENALTY_RULES = dataclasses.replace(
+    DEFAULT_RULES,
+    throw_penalty=ThrowPenalty.PER_CARD,
+    throw_penalty_points=10,
+    jack_rule=JackRule.SINGLE_JACK,
+)
+FRIENDS_5 = dataclasses.replace(PENALTY_RULES, seats=5, partners=Partners.FRIENDS)
+JACKS = (9, 9 + 13)
+"""The jacks of spades and hearts (faces 9 and 22): level cards at J (R2)."""
+
+
+def test_throw_penalty_charges_the_thrower_s_final_side() -> None:
+    """R16.2: under finding friends the side is the final one (seat 3 joined the dealer), under fixed partners
+    every other seat from the dealer; both through the one function."""
+    failed = [FailedThrow(3, 2), FailedThrow(1, 3)]
+    assert throw_penalty(FRIENDS_5, frozenset({0, 3}), failed) == 20 - 30
+    assert throw_penalty(PENALTY_RULES, fixed_side(0), failed) == -20 - 30  # seats 1 and 3 attack
+    hand = settle_hand(
+        rules=PENALTY_RULES, dealer_seat=0, dealer_level=5, attacker_level=5, score=80, failed_throws=failed
+    )
+    assert hand.throw_penalty == -50
+
+
+@pytest.mark.parametrize(
+    ("rules", "failed", "field"),
+    [
+        (PENALTY_RULES, [FailedThrow(1, 2)] * 26, "failed_throws"),  # R1.6: 25 tricks
+        (FRIENDS_5, [FailedThrow(1, 2)] * 21, "failed_throws"),  # R14.2: 20 cards a hand at 2 decks, 5 seats
+        (PENALTY_RULES, [FailedThrow(4, 2)], "failed_throws[0].seat"),
+        (FRIENDS_5, [FailedThrow(5, 2)], "failed_throws[0].seat"),
+        (FRIENDS_5, [FailedThrow(4, 21)], "failed_throws[0].cards"),
+    ],
+)
+def test_failed_throws_are_bounded_by_the_table(rules: Rules, failed: list[FailedThrow], field: str) -> None:
+    """A hand has at most its hand size of tricks, each seat one of the table's (R14.1, R14.2)."""
+    with pytest.raises(InvalidArgumentError) as caught:
+        throw_penalty(rules, frozenset({0}), failed)
+    assert caught.value.argument == field
+    throw_penalty(FRIENDS_5, frozenset({0}), [FailedThrow(4, 20)] * 20)  # the largest the table allows
+
+
+def test_jack_rule_reads_the_dealer_s_side() -> None:
+    """R16.4: a seat off the dealer's side wins the last trick with a single jack at J; a friend of the dealer
+    doing so, a pair of jacks, or another level resets nothing."""
+    side = frozenset({0, 3})
+    assert back_to_two(FRIENDS_5, side, 11, (1, (JACKS[0],)))
+    assert not back_to_two(FRIENDS_5, side, 11, (3, (JACKS[1],)))
+    assert not back_to_two(FRIENDS_5, side, 11, (1, (JACKS[0], JACKS[0])))
+    assert not back_to_two(FRIENDS_5, side, 10, (1, (JACKS[0],)))
+    assert back_to_two(PENALTY_RULES, fixed_side(1), 11, (2, (JACKS[1],)))
+    with pytest.raises(InvalidArgumentError) as caught:
+        back_to_two(FRIENDS_5, side, 11, (5, (JACKS[0],)))
+    assert caught.value.argument == "last_trick_winner.seat"
+
+
+@pytest.mark.parametrize(
+    ("changes", "field", "message"),
+    [
+        ({"decks": 3, "seats": 6}, "decks", "X is ruled for two decks only (R14.10), not 3"),
+        ({"seats": 6}, "seats", "X is ruled for four seats only (R14.10), not 6"),
+        ({"partners": Partners.FRIENDS}, "partners", "X is ruled for fixed partners only (R14.10, R15)"),
+    ],
+)
+def test_one_refusal_for_the_rulebooks_table(changes: dict[str, Any], field: str, message: str) -> None:
+    """R14.10: the one refusal every call ruled for the rulebooks' table uses: decks, then seats, then
+    (when asked) partners, in the same words."""
+    rules = dataclasses.replace(DEFAULT_RULES, **changes)
+    with pytest.raises(InvalidArgumentError) as caught:
+        require_rulebook_table(rules, "X", partners=True)
+    assert (caught.value.argument, caught.value.message) == (field, message)
+    require_rulebook_table(DEFAULT_RULES, "X", partners=True)
+    assert on_rulebook_table(DEFAULT_RULES) and not on_rulebook_table(rules)

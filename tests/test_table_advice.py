@@ -12,11 +12,10 @@ from dataclasses import replace
 import pytest
 
 from rules_core.autoplay import suggest_table_bury, suggest_table_declaration
-from rules_core.bidding import Shown
+from rules_core.bidding import Shown, declare
 from rules_core.cards import BIG_JOKER, NUM_FACES, SMALL_JOKER, Suit, deal_sizes
 from rules_core.kitty import validate_bury
 from rules_core.rules import DEFAULT_RULES, Partners, Rules
-from rules_core.table_bidding import declare_table
 from rules_core.trick import standing_of
 from rules_core.trump import trump_context
 from rules_core.turn import Policy, suggest, validate_play
@@ -106,7 +105,7 @@ def test_declarations_are_accepted(decks: int, seats: int, partners: Partners) -
                 continue
             suggested += 1
             acts.append((seat, cards, received))
-            replay = declare_table(rules=rules, level=level, acts=acts, first_hand=False)
+            replay = declare(rules=rules, level=level, acts=acts, first_hand=False)
             assert replay.acts[-1] == act
     assert suggested > 0
     level_face = 13 + 3  # H5

@@ -9,7 +9,7 @@ from dataclasses import replace
 
 import pytest
 
-from rules_core.audit import Finding
+from rules_core.audit import Finding, SeatsRecord, TableAudit, audit_table
 from rules_core.autoplay import suggest_table_bury
 from rules_core.cards import NUM_FACES, SMALL_JOKER, Suit, deal_sizes, hand_of, rank_of
 from rules_core.errors import InvalidArgumentError
@@ -26,7 +26,6 @@ from rules_core.friends import (
 )
 from rules_core.rules import DEFAULT_RULES, Partners, Rules
 from rules_core.seating import SeatCards
-from rules_core.table_audit import TableAudit, audit_table
 from rules_core.throw import check_lead
 from rules_core.trick import resolve_trick, standing_of
 from rules_core.trump import TrumpContext, trump_context
@@ -127,18 +126,18 @@ class PlayedHand:
         )
 
     def audit(self, rules: Rules, tricks: Recorded | None = None) -> TableAudit:
-        return audit_table(
-            rules,
+        record = SeatsRecord(
             level=self.level,
-            seat_levels=self.levels,
-            hands=[(seat, tuple(cards)) for seat, cards in enumerate(self.dealt)],
-            bottom=self.bottom,
-            declarations=self.declarations,
-            buried=self.buried,
-            tricks=self.tricks if tricks is None else tricks,
-            calls=self.calls,
+            seat_levels=tuple(self.levels),
+            hands=tuple((seat, tuple(cards)) for seat, cards in enumerate(self.dealt)),
+            bottom=tuple(self.bottom),
+            declarations=tuple(self.declarations),
+            buried=tuple(self.buried),
+            tricks=tuple(self.tricks if tricks is None else tricks),
+            calls=tuple(self.calls),
             dealer=self.dealer,
         )
+        return audit_table(rules, record)
 
 
 def _expected_dig(rules: Rules, ctx: TrumpContext, hand: PlayedHand, done: list[Trick]) -> int:
@@ -300,16 +299,5 @@ def test_longest_hand_is_bounded() -> None:
 def test_rulebook_table_keeps_its_own_audit() -> None:
     """R14.10: two decks, four seats, fixed partners are rules_core.audit's; this module refuses them."""
     with pytest.raises(InvalidArgumentError) as caught:
-        audit_table(
-            DEFAULT_RULES,
-            level=2,
-            seat_levels=[2] * 4,
-            hands=[],
-            bottom=[],
-            declarations=[],
-            buried=[],
-            tricks=[],
-            calls=(),
-            dealer=0,
-        )
+        audit_table(DEFAULT_RULES, SeatsRecord(2, (2,) * 4, (), (), (), (), (), (), dealer=0))
     assert caught.value.argument == "ruleset"
