@@ -773,3 +773,36 @@ def test_the_trick_so_far_shares_the_decks_with_the_hand(stub: Stub) -> None:
     request.trick.CopyFrom(message(pb.Trick, trick))
     code, violations = rejected(stub.ValidatePlay, request)
     assert (code, [name for name, _ in violations]) == (INVALID, ["trick.plays[0].cards[2]"])
+
+
+UNARY_RPCS = [
+    method.name
+    for method in pb.DESCRIPTOR.services_by_name["RulesService"].methods
+    if method.name not in {"ValidatePlays", "ResolveTricks"}
+]
+
+
+@pytest.mark.parametrize("method", UNARY_RPCS)
+@pytest.mark.parametrize(
+    ("ruleset", "field"),
+    [
+        pytest.param(_table(2, 5), "ruleset.partners", id="five-seats-fixed"),  # R15.1
+        pytest.param(
+            _table(3, 6, throw_ruff_compare="THROW_RUFF_COMPARE_ALL"),
+            "ruleset.throw_ruff_compare",
+            id="all-3-decks",
+        ),
+        pytest.param(
+            _table(4, 8, ruff_structure="RUFF_STRUCTURE_COUNT"), "ruleset.ruff_structure", id="count-4-decks"
+        ),
+    ],
+)
+def test_every_rpc_refuses_a_table_the_same_way(
+    stub: Stub, method: str, ruleset: dict[str, Any], field: str
+) -> None:
+    """Issue 25: a table an option cannot apply to is refused by every RPC alike, naming the field (no RPC
+    answers it and none ignores the option): decided once, when the ruleset is read."""
+    request_type = getattr(pb, f"{method}Request")
+    request = message(request_type, {"ruleset": ruleset})
+    code, violations = rejected(getattr(stub, method), request)
+    assert (code, [name for name, _ in violations]) == (INVALID, [field])
