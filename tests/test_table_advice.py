@@ -19,7 +19,7 @@ from rules_core.rules import DEFAULT_RULES, Partners, Rules
 from rules_core.table_bidding import declare_table
 from rules_core.trick import standing_of
 from rules_core.trump import trump_context
-from rules_core.turn import Policy, suggest, validate_play
+from rules_core.turn import HandSoFar, Policy, suggest, validate_play
 from rules_core.verdicts import Legal
 
 TABLES = [(3, 6, Partners.FRIENDS), (4, 8, Partners.FIXED), (2, 5, Partners.FRIENDS)]
@@ -32,8 +32,10 @@ def _rules(decks: int, seats: int, partners: Partners) -> Rules:
 @pytest.mark.parametrize("policy", list(Policy))
 @pytest.mark.parametrize(("decks", "seats", "partners"), TABLES)
 def test_whole_hands_are_legal(decks: int, seats: int, partners: Partners, policy: Policy) -> None:
-    """R14.2 bury, then every trick of the hand by SuggestPlay's own call under each policy: each play
-    legal by ValidatePlay's check against the other hands as they are, and answered with its policy."""
+    """R14.2 bury, then every trick of the hand by SuggestPlay's own call under each policy, told what a
+    seat at the table knows (the dealer, the finished tricks of N plays, the bottom for the dealer): each
+    play legal by ValidatePlay's check against the other hands as they are (a throw that fails leads its
+    forced component, R4.7), and answered with its policy, the strong one read off the reason too."""
     rules = _rules(decks, seats, partners)
     rng = random.Random(decks * 100 + seats)
     size, bottom = deal_sizes(decks, seats)
@@ -50,10 +52,14 @@ def test_whole_hands_are_legal(decks: int, seats: int, partners: Partners, polic
             held.remove(face)
         hands[dealer] = held
         leader = dealer
-        for _trick in range(size):
+        tricks: list[tuple[tuple[int, tuple[int, ...]], ...]] = []
+        while hands[leader]:
             plays: list[tuple[int, tuple[int, ...]]] = []
             for i in range(seats):
                 seat = (leader + i) % seats
+                so_far = HandSoFar(
+                    dealer=dealer, tricks=tuple(tricks), bottom=tuple(buried) if seat == dealer else ()
+                )
                 advice = suggest(
                     ctx,
                     rules,
@@ -62,8 +68,11 @@ def test_whole_hands_are_legal(decks: int, seats: int, partners: Partners, polic
                     trick_leader=leader,
                     trick_plays=plays,
                     policy=policy,
+                    so_far=so_far,
+                    seed=len(tricks),
                 )
                 assert advice.policy is policy
+                assert advice.reason.startswith("strong:") == (policy is Policy.STRONG), advice.reason
                 others = None if plays else [(s, tuple(hands[s])) for s in range(seats) if s != seat]
                 verdict = validate_play(
                     ctx,
@@ -76,9 +85,13 @@ def test_whole_hands_are_legal(decks: int, seats: int, partners: Partners, polic
                     others=others,
                 ).verdict
                 assert isinstance(verdict, Legal), (advice.cards, verdict)
-                for face in advice.cards:
+                cards = advice.cards
+                if verdict.throw is not None:
+                    cards = tuple(verdict.throw.led)  # R4.7: a failed throw leads its forced component
+                for face in cards:
                     hands[seat].remove(face)
-                plays.append((seat, advice.cards))
+                plays.append((seat, cards))
+            tricks.append(tuple(plays))
             leader = plays[standing_of(ctx, rules, [p for _, p in plays]).best][0]
         assert not any(hands)
 
