@@ -1,21 +1,16 @@
-"""Auto-play (托管) without the strong search: R13.6's "rightmost smallest", and the table policy.
+"""Auto-play (托管) without the strong search: R13.6's "rightmost smallest", and the table bury and
+declaration.
 
 R13.6 fixes the opening lead after a forced quit (the rightmost smallest card of the default layout) and
 recommends the same policy for every later play. A lead is that single card (always legal, R4.2); a
 follow is the first play the legal-play generator yields, which meets every R5.3 (R14.6) obligation with
-the weakest units and fills with the rightmost cards.
-
-The table policy plays for the seat's side on tables the strong search (``rules_core.strategy``) is not
-ruled for (R14, R15): from the bounded listing (at most :data:`CONSIDERED` plays), the cheapest play that
-takes the trick when the seat's side is not already winning it, else the lowest-value play. "Value" is
-(points, trumps, strength): give away as little as possible. The side is known under fixed partners
-(every other seat, R14.9); under finding friends only the seat itself is.
+the weakest units and fills with the rightmost cards. The strong play (``rules_core.strategy``) plays on
+every table; the bury and the declaration of other tables (R14.2, R14.11) are still the simple ones here.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Final
 
 from rules_core.bidding import Act, Shown
 from rules_core.cards import (
@@ -33,17 +28,12 @@ from rules_core.errors import InvalidArgumentError, Problem
 from rules_core.kitty import validate_bury
 from rules_core.layout import auto_lead
 from rules_core.legal_plays import legal_plays
-from rules_core.rules import FollowRule, Partners, Rules
+from rules_core.rules import Rules
 from rules_core.seating import seat_in_range
-from rules_core.shapes import decompose
 from rules_core.strategy.bury import BuryAdvice, BuryPolicy
 from rules_core.strategy.declaration import DeclarationAdvice, DeclarationPolicy
 from rules_core.table_bidding import declare_table, strength_of
-from rules_core.trick import advance, standing_of
 from rules_core.trump import TRUMP, TrumpContext
-
-CONSIDERED: Final = 64
-"""The most candidate plays one table suggestion judges: its cost is this many trick judgements at most."""
 
 
 def suggest_play(
@@ -64,57 +54,6 @@ def suggest_play(
     if not lead:
         return (auto_lead(ctx, hand, decks),)
     return legal_plays(ctx, hand=hand, lead=lead, limit=1, decks=decks, structure=structure).plays[0]
-
-
-def table_play(
-    ctx: TrumpContext,
-    rules: Rules,
-    seat: int,
-    hand: Hand,
-    plays: Sequence[Sequence[int]],
-    *,
-    leader: int,
-) -> tuple[tuple[int, ...], str]:
-    """The table policy's play for ``seat`` after ``plays`` (from ``leader``), and why."""
-    lead = plays[0] if plays else ()
-    structure = rules.follow is FollowRule.STRUCTURE
-    listed = legal_plays(ctx, hand=hand, lead=lead, limit=CONSIDERED, structure=structure, decks=rules.decks)
-    candidates = listed.plays
-    if not plays:
-        singles = [p for p in candidates if len(decompose(ctx, p).components) == 1]
-        return min(
-            singles or candidates, key=lambda p: _value(ctx, p)
-        ), "lead: the cheapest one-component lead"
-    standing = standing_of(ctx, rules, plays)
-    winner = (leader + standing.best) % rules.seats
-    if winner in _side(rules, seat):
-        why = f"follow: seat {winner} of this side is winning; the lowest-value play"
-        return min(candidates, key=lambda p: _value(ctx, p)), why
-    led = decompose(ctx, lead)
-    winning = [
-        p for p in candidates if advance(ctx, rules, led, standing, p, index=len(plays)).best == len(plays)
-    ]
-    if winning:
-        return min(winning, key=lambda p: _value(ctx, p)[1:] + _value(ctx, p)[:1]), (
-            "follow: the cheapest play that takes the trick"
-        )
-    why = "follow: nothing listed takes the trick; the lowest-value play"
-    return min(candidates, key=lambda p: _value(ctx, p)), why
-
-
-def _value(ctx: TrumpContext, play: Sequence[int]) -> tuple[int, int, int]:
-    """What a play gives away: points, then trumps, then strength (lower is cheaper)."""
-    points = sum(POINTS[f] for f in play)
-    trumps = sum(1 for f in play if ctx.category[f] == TRUMP)
-    return points, trumps, sum(ctx.strength[f] for f in play)
-
-
-def _side(rules: Rules, seat: int) -> frozenset[int]:
-    """The seats known to be on ``seat``'s side: every other seat under fixed partners (R14.9); under
-    finding friends (R15) the seat alone."""
-    if rules.partners is Partners.FIXED:
-        return frozenset(s for s in range(rules.seats) if (s - seat) % 2 == 0)
-    return frozenset({seat})
 
 
 # The table policy's bury and declaration (R14.2, R14.11)

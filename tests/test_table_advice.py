@@ -1,7 +1,7 @@
 """Advice on other tables (R14, R15): whole random hands played by the suggestions, every play legal.
 
 The checks are the engine's own request checks (R14.5 leads against the other hands as they are, R14.6
-follows), independent of the advice's internal check; each call judges at most ``CONSIDERED`` plays.
+follows), independent of the advice's internal check.
 """
 
 from __future__ import annotations
