@@ -30,7 +30,7 @@ from rules_core.layout import auto_lead
 from rules_core.legal_plays import legal_plays
 from rules_core.rules import Rules
 from rules_core.seating import seat_in_range
-from rules_core.strategy.bury import BuryAdvice, BuryPolicy
+from rules_core.strategy.bury import BuryAdvice, BuryPolicy, strong_bury
 from rules_core.strategy.declaration import DeclarationAdvice, DeclarationPolicy
 from rules_core.table_bidding import declare_table, strength_of
 from rules_core.trump import TRUMP, TrumpContext
@@ -126,16 +126,25 @@ def _worth(counts: Sequence[int], level: int, face: int, received: int) -> bool:
 
 
 def bury_on_table(ctx: TrumpContext, rules: Rules, *, hand: Sequence[int], policy: BuryPolicy) -> BuryAdvice:
-    """SuggestBury on another table (R14.2): ``hand`` is the dealer's hand plus the bottom."""
+    """SuggestBury on another table (R14.2): ``hand`` is the dealer's hand plus the bottom; the strong
+    policy (``strategy.bury.strong_bury``, the table's sizes and copies), checked by R11 on the table."""
     if policy is BuryPolicy.AUTO_BURY:  # R13.6's auto-bury is a forced-quit rule: R14.10 keeps it two-deck
         raise InvalidArgumentError(
             "policy",
             Problem.INCONSISTENT,
             "AUTO_BURY (R13.6) is ruled for the rulebooks' table only (R14.10)",
         )
-    buried = suggest_table_bury(ctx, rules, hand=hand)
-    why = "table: short plain suits' pointless singles first; trumps and tuples kept"
-    return BuryAdvice(buried, sum(POINTS[f] for f in buried), why, policy)
+    size, bottom = deal_sizes(rules.decks, rules.seats)
+    if len(hand) != size + bottom:
+        raise InvalidArgumentError(
+            "hand", Problem.BAD_SIZE, f"the dealer holds {size} + {bottom} cards here, got {len(hand)}"
+        )
+    held = Deck(rules.decks).counted(hand, "hand")
+    buried, why = strong_bury(ctx, rules, held)
+    result = validate_bury(rules, hand=hand, bury=buried)
+    if not result.legal:  # pragma: no cover - the bottom's size of the dealer's own cards
+        raise AssertionError(f"an illegal bury {format_cards(buried)}")
+    return BuryAdvice(buried, sum(POINTS[f] for f in buried), f"strong: {why}", policy)
 
 
 def declaration_on_table(

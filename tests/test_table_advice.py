@@ -11,11 +11,12 @@ from dataclasses import replace
 
 import pytest
 
-from rules_core.autoplay import suggest_table_bury, suggest_table_declaration
+from rules_core.autoplay import bury_on_table, suggest_table_declaration
 from rules_core.bidding import Shown
 from rules_core.cards import BIG_JOKER, NUM_FACES, SMALL_JOKER, Suit, deal_sizes
 from rules_core.kitty import validate_bury
 from rules_core.rules import DEFAULT_RULES, Partners, Rules
+from rules_core.strategy.bury import BuryPolicy
 from rules_core.table_bidding import declare_table
 from rules_core.trick import standing_of
 from rules_core.trump import trump_context
@@ -46,8 +47,10 @@ def test_whole_hands_are_legal(decks: int, seats: int, partners: Partners, polic
         hands = [deck[i * size : (i + 1) * size] for i in range(seats)]
         dealer = rng.randrange(seats)
         held = hands[dealer] + deck[seats * size :]
-        buried = suggest_table_bury(ctx, rules, hand=held)
+        advice = bury_on_table(ctx, rules, hand=held, policy=BuryPolicy.STRONG)  # the strong bury
+        buried = list(advice.cards)
         assert validate_bury(rules, hand=held, bury=buried).legal and len(buried) == bottom
+        assert advice.reason.startswith("strong:") and advice.policy is BuryPolicy.STRONG
         for face in buried:
             held.remove(face)
         hands[dealer] = held
@@ -126,3 +129,36 @@ def test_declarations_are_accepted(decks: int, seats: int, partners: Partners) -
     received = (level_face,) * decks + tuple(range(13, 13 + 3)) + (SMALL_JOKER, BIG_JOKER)
     cards, act, _ = suggest_table_declaration(rules, level=5, seat=0, received=received, acts=[])
     assert cards == (level_face,) * decks and act is not None
+
+
+@pytest.mark.parametrize(("decks", "seats", "partners"), TABLES)
+def test_the_strong_table_bury_keeps_trumps_and_voids_a_short_suit(
+    decks: int, seats: int, partners: Partners
+) -> None:
+    """R11, R14.2: the strong bury on every table buries the table's bottom size of the dealer's cards,
+    no trump while plain cards are enough, and empties a plain suit short enough to fit the bottom."""
+    rules = _rules(decks, seats, partners)
+    size, bottom = deal_sizes(decks, seats)
+    rng = random.Random(decks * 7 + seats)
+    ctx = trump_context(2, Suit.S)
+    for _ in range(10):
+        deck = [f for f in range(NUM_FACES) for _ in range(decks)]
+        rng.shuffle(deck)
+        held = deck[: size + bottom]
+        advice = bury_on_table(ctx, rules, hand=held, policy=BuryPolicy.STRONG)
+        assert validate_bury(rules, hand=held, bury=advice.cards).legal
+        plain = [f for f in held if not ctx.is_trump(f)]
+        if len(plain) >= bottom:
+            assert not any(ctx.is_trump(f) for f in advice.cards), advice
+        short = [
+            cat
+            for cat in range(4)
+            if 0 < sum(1 for f in held if ctx.category[f] == cat) <= bottom // 2
+            and not any(ctx.is_trump(f) for f in held if ctx.category[f] == cat)
+        ]
+        if short:
+            left = list(held)
+            for f in advice.cards:
+                left.remove(f)
+            voids = [cat for cat in range(4) if not any(ctx.category[f] == cat for f in left)]
+            assert voids, (short, advice)

@@ -34,6 +34,7 @@ from rules_core.cards import (
     Hand,
     check_copies,
     check_size,
+    deal_sizes,
     faces_of,
     format_cards,
     points_of,
@@ -126,14 +127,17 @@ def _advice(held: Hand, buried: Sequence[int], reason: str, policy: BuryPolicy) 
 
 
 def strong_bury(ctx: TrumpContext, rules: Rules, hand: Hand) -> tuple[tuple[int, ...], str]:
-    """The strong policy's 8 cards (in face order) and a short account of them."""
-    lose_last = losing_last_trick(ctx, hand)
+    """The strong policy's bury (the table's bottom size, R11, R14.2; in face order) and a short account
+    of it. On every table: D copies make a tuple of two or more copies a pair's worth, and a master needs
+    every copy of each stronger card in the hand."""
+    bottom = deal_sizes(rules.decks, rules.seats)[1]
+    lose_last = losing_last_trick(ctx, hand, sum(hand) * BOTTOM_SIZE / DEALER_HAND_SIZE)
     keep = _keep_values(ctx, rules, hand, lose_last)
     plain = [cat for cat in range(TRUMP) if any(hand[face] for face in ctx.faces[cat])]
     best: tuple[float, tuple[int, ...]] | None = None
-    for size in range(len(plain) + 1):
-        for voided in combinations(plain, size):
-            choice = _bury_voiding(ctx, hand, keep, voided)
+    for count in range(len(plain) + 1):
+        for voided in combinations(plain, count):
+            choice = _bury_voiding(ctx, hand, keep, voided, bottom)
             if choice is not None and (best is None or choice[0] < best[0]):
                 best = choice
     assert best is not None  # voiding nothing always fits
@@ -147,21 +151,22 @@ def strong_bury(ctx: TrumpContext, rules: Rules, hand: Hand) -> tuple[tuple[int,
     return buried, why
 
 
-def losing_last_trick(ctx: TrumpContext, hand: Hand) -> float:
-    """A rough chance that the attackers win the last trick (and dig, R8.3): lower with more trumps and
+def losing_last_trick(ctx: TrumpContext, hand: Hand, average: float = 8) -> float:
+    """A rough chance that the attackers win the last trick (and dig, R8.3): lower with more trumps than
+    an ``average`` dealer's (8 of 33 cards on the rulebooks' table, as many per card on another) and
     more jokers and level cards in the dealer's hand."""
     trumps = sum(hand[face] for face in ctx.faces[TRUMP])
     honours = sum(
         hand[face] for face in ctx.faces[TRUMP] if face >= SMALL_JOKER or rank_of(face) == ctx.level
     )
-    chance = LOSE_LAST_BASE - LOSE_LAST_PER_TRUMP * (trumps - 8) - LOSE_LAST_PER_HONOUR * honours
+    chance = LOSE_LAST_BASE - LOSE_LAST_PER_TRUMP * (trumps - average) - LOSE_LAST_PER_HONOUR * honours
     low, high = LOSE_LAST_RANGE
     return min(high, max(low, chance))
 
 
 def _keep_values(ctx: TrumpContext, rules: Rules, hand: Hand, lose_last: float) -> tuple[float, ...]:
     """Per face, what keeping one copy is worth (R8.4: buried points score times the dig multiplier)."""
-    masters = _masters(ctx, hand)
+    masters = _masters(ctx, hand, rules.decks)
     dig = dig_multiplier(rules, 0)  # the smallest multiplier: a single wins the last trick
     values = [0.0] * NUM_FACES
     for face in range(NUM_FACES):
@@ -177,38 +182,39 @@ def _keep_values(ctx: TrumpContext, rules: Rules, hand: Hand, lose_last: float) 
             1.0
             + rank
             + (MASTER_BONUS if master else 0.0)
-            + (PAIR_BONUS if hand[face] == COPIES else 0.0)
+            + (PAIR_BONUS if hand[face] >= COPIES else 0.0)
             + POINTS[face] * (dig * lose_last - (0.0 if master else HAND_RISK))
         )
     return tuple(values)
 
 
-def _masters(ctx: TrumpContext, hand: Hand) -> frozenset[int]:
+def _masters(ctx: TrumpContext, hand: Hand, decks: int = COPIES) -> frozenset[int]:
     """Plain faces that no card outside the hand beats: from the top of each suit down, while the hand
-    holds every copy of every stronger card."""
+    holds every copy (D of them) of every stronger card."""
     found: set[int] = set()
     for cat in range(TRUMP):
         for rung in reversed(ctx.ladder[cat]):
             held = [face for face in rung if hand[face]]
             found.update(held)
-            if any(hand[face] < COPIES for face in rung):
+            if any(hand[face] < decks for face in rung):
                 break
     return frozenset(found)
 
 
 def _bury_voiding(
-    ctx: TrumpContext, hand: Hand, keep: Sequence[float], voided: Sequence[int]
+    ctx: TrumpContext, hand: Hand, keep: Sequence[float], voided: Sequence[int], bottom: int = BOTTOM_SIZE
 ) -> tuple[float, tuple[int, ...]] | None:
     """Bury every card of the ``voided`` plain suits and fill up with the cheapest other cards; None when
-    those suits hold more than 8 cards. The cost is the keep value buried less the voids' bonus."""
+    those suits hold more than the ``bottom`` (8 on the rulebooks' table). The cost is the keep value
+    buried less the voids' bonus."""
     whole = [face for cat in voided for face in ctx.faces[cat] for _ in range(hand[face])]
-    if len(whole) > BOTTOM_SIZE:
+    if len(whole) > bottom:
         return None
     rest = sorted(
         (face for face in faces_of(hand) if ctx.category[face] not in voided),
         key=lambda face: (keep[face], ctx.category[face] == TRUMP, face),
     )
-    buried = tuple(sorted(whole + rest[: BOTTOM_SIZE - len(whole)]))
+    buried = tuple(sorted(whole + rest[: bottom - len(whole)]))
     cost = sum(keep[face] for face in buried) - VOID_BONUS * len(_voided(ctx, hand, buried))
     return cost, buried
 
