@@ -11,12 +11,12 @@ from dataclasses import replace
 
 import pytest
 
-from rules_core.autoplay import bury_on_table, suggest_table_declaration
 from rules_core.bidding import Shown
 from rules_core.cards import BIG_JOKER, NUM_FACES, SMALL_JOKER, Suit, deal_sizes
 from rules_core.kitty import validate_bury
 from rules_core.rules import DEFAULT_RULES, Partners, Rules
-from rules_core.strategy.bury import BuryPolicy
+from rules_core.strategy.bury import BuryPolicy, suggest_bury
+from rules_core.strategy.declaration import DeclarationPolicy, suggest_declaration
 from rules_core.table_bidding import declare_table
 from rules_core.trick import standing_of
 from rules_core.trump import trump_context
@@ -47,10 +47,10 @@ def test_whole_hands_are_legal(decks: int, seats: int, partners: Partners, polic
         hands = [deck[i * size : (i + 1) * size] for i in range(seats)]
         dealer = rng.randrange(seats)
         held = hands[dealer] + deck[seats * size :]
-        advice = bury_on_table(ctx, rules, hand=held, policy=BuryPolicy.STRONG)  # the strong bury
-        buried = list(advice.cards)
+        bury = suggest_bury(ctx, rules, hand=held, policy=BuryPolicy.STRONG)  # the strong bury
+        buried = list(bury.cards)
         assert validate_bury(rules, hand=held, bury=buried).legal and len(buried) == bottom
-        assert advice.reason.startswith("strong:") and advice.policy is BuryPolicy.STRONG
+        assert bury.reason.startswith("strong:") and bury.policy is BuryPolicy.STRONG
         for face in buried:
             held.remove(face)
         hands[dealer] = held
@@ -99,36 +99,48 @@ def test_whole_hands_are_legal(decks: int, seats: int, partners: Partners, polic
         assert not any(hands)
 
 
+@pytest.mark.parametrize("first_hand", [True, False])
 @pytest.mark.parametrize(("decks", "seats", "partners"), TABLES)
-def test_declarations_are_accepted(decks: int, seats: int, partners: Partners) -> None:
-    """R14.11: a suggested declaration is accepted when replayed; a declaration is suggested when a seat
-    holds D copies of a level card and a third of its cards are trumps with it."""
+def test_declarations_are_accepted(decks: int, seats: int, partners: Partners, first_hand: bool) -> None:
+    """R14.11: SuggestDeclaration's strong policy on every table, first hand or later: each suggested act
+    is accepted when replayed (only the seat's own received cards sent), some seat declares over the
+    deals, and a hand of every copy of a level card among many trumps shows them all."""
     rules = _rules(decks, seats, partners)
     rng = random.Random(decks + seats)
     size = deal_sizes(decks, seats)[0]
     suggested = 0
-    for _ in range(60):
+    for _ in range(40):
         level = rng.randint(2, 14)
+        dealer = None if first_hand else rng.randrange(seats)
         deck = [f for f in range(NUM_FACES) for _ in range(decks)]
         rng.shuffle(deck)
         acts: list[Shown] = []
         for seat in range(seats):
-            received = tuple(deck[seat * size : seat * size + rng.randint(1, size)])
-            cards, act, _why = suggest_table_declaration(
-                rules, level=level, seat=seat, received=received, acts=acts
+            received = tuple(deck[seat * size : seat * size + rng.randint(size // 2, size)])
+            asked = [(who, cards, held if who == seat else None) for who, cards, held in acts]
+            advice = suggest_declaration(
+                rules=rules,
+                level=level,
+                seat=seat,
+                received=received,
+                acts=asked,
+                first_hand=first_hand,
+                dealer=dealer,
             )
-            if act is None:
-                assert cards == ()
+            assert advice.policy is DeclarationPolicy.STRONG and advice.reason.startswith("strong:")
+            if advice.act is None:
+                assert advice.cards == ()
                 continue
             suggested += 1
-            acts.append((seat, cards, received))
-            replay = declare_table(rules=rules, level=level, acts=acts, first_hand=False)
-            assert replay.acts[-1] == act
+            acts.append((seat, advice.cards, received))
+            replay = declare_table(rules=rules, level=level, acts=acts, first_hand=first_hand, dealer=dealer)
+            assert replay.acts[-1] == advice.act
     assert suggested > 0
     level_face = 13 + 3  # H5
-    received = (level_face,) * decks + tuple(range(13, 13 + 3)) + (SMALL_JOKER, BIG_JOKER)
-    cards, act, _ = suggest_table_declaration(rules, level=5, seat=0, received=received, acts=[])
-    assert cards == (level_face,) * decks and act is not None
+    hearts = tuple(f for f in range(13, 26) if f != level_face for _ in range(decks))[: size - decks - 2]
+    received = (level_face,) * decks + hearts + (SMALL_JOKER, BIG_JOKER)
+    advice = suggest_declaration(rules=rules, level=5, seat=0, received=received, acts=[])
+    assert advice.cards == (level_face,) * decks and advice.act is not None, advice
 
 
 @pytest.mark.parametrize(("decks", "seats", "partners"), TABLES)
@@ -145,7 +157,7 @@ def test_the_strong_table_bury_keeps_trumps_and_voids_a_short_suit(
         deck = [f for f in range(NUM_FACES) for _ in range(decks)]
         rng.shuffle(deck)
         held = deck[: size + bottom]
-        advice = bury_on_table(ctx, rules, hand=held, policy=BuryPolicy.STRONG)
+        advice = suggest_bury(ctx, rules, hand=held, policy=BuryPolicy.STRONG)
         assert validate_bury(rules, hand=held, bury=advice.cards).legal
         plain = [f for f in held if not ctx.is_trump(f)]
         if len(plain) >= bottom:

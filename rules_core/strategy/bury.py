@@ -42,7 +42,7 @@ from rules_core.cards import (
 )
 from rules_core.errors import InvalidArgumentError, Problem
 from rules_core.forced_quit import auto_bury
-from rules_core.kitty import check_bury
+from rules_core.kitty import check_bury, validate_bury
 from rules_core.rules import Rules
 from rules_core.trick import dig_multiplier
 from rules_core.trump import TRUMP, TrumpContext
@@ -98,7 +98,10 @@ def suggest_bury(
     policy: BuryPolicy = BuryPolicy.STRONG,
 ) -> BuryAdvice:
     """The dealer's bury from his 33 cards ``hand`` (R11.1). ``bottom``, the 8 cards he received, is
-    required by ``AUTO_BURY`` and, when given, checked to be among his cards."""
+    required by ``AUTO_BURY`` and, when given, checked to be among his cards. On another table (R14.2)
+    ``hand`` is the dealer's hand plus the bottom, of the table's sizes, and only STRONG plays there."""
+    if not rules.rulebook_table:
+        return _table_bury(ctx, rules, hand=hand, bottom=bottom, policy=policy)
     check_size(hand, "hand", DEALER_HAND_SIZE, DEALER_HAND_SIZE, "the dealer's hand")
     held = check_copies(hand, "hand")
     if bottom:
@@ -116,6 +119,33 @@ def suggest_bury(
         return _advice(held, buried, "auto-bury: the 8 bottom cards received (R13.6)", policy)
     buried, why = strong_bury(ctx, rules, held)
     return _advice(held, buried, f"strong: {why}", policy)
+
+
+def _table_bury(
+    ctx: TrumpContext, rules: Rules, *, hand: Sequence[int], bottom: Sequence[int], policy: BuryPolicy
+) -> BuryAdvice:
+    """SuggestBury on another table (R14.2): the strong bury of the table's sizes, checked by R11 there."""
+    if bottom:
+        raise InvalidArgumentError(
+            "bottom", Problem.INCONSISTENT, "on other tables `hand` holds the bottom too (R14.2)"
+        )
+    if policy is BuryPolicy.AUTO_BURY:  # R13.6's auto-bury is a forced-quit rule: R14.10 keeps it two-deck
+        raise InvalidArgumentError(
+            "policy",
+            Problem.INCONSISTENT,
+            "AUTO_BURY (R13.6) is ruled for the rulebooks' table only (R14.10)",
+        )
+    size, buried_size = deal_sizes(rules.decks, rules.seats)
+    if len(hand) != size + buried_size:
+        raise InvalidArgumentError(
+            "hand", Problem.BAD_SIZE, f"the dealer holds {size} + {buried_size} cards here, got {len(hand)}"
+        )
+    held = check_copies(hand, "hand", rules.decks)
+    buried, why = strong_bury(ctx, rules, held)
+    verdict = validate_bury(rules, hand=hand, bury=buried)
+    if not verdict.legal:  # pragma: no cover - the bottom's size of the dealer's own cards
+        raise AssertionError(f"an illegal bury {format_cards(buried)}: {verdict.message}")
+    return BuryAdvice(tuple(buried), verdict.bottom_points, f"strong: {why}", policy)
 
 
 def _advice(held: Hand, buried: Sequence[int], reason: str, policy: BuryPolicy) -> BuryAdvice:
