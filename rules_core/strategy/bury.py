@@ -1,4 +1,5 @@
-"""The dealer's 8 buried cards (扣底, R11) for a seat under auto-play, always a legal bury.
+"""The dealer's buried cards (扣底, R11: 8 on the rulebooks' table, the table's bottom size on another,
+R14.2) for a seat under auto-play, always a legal bury.
 
 Two policies:
 

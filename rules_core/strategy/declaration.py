@@ -20,6 +20,12 @@ This module only decides what is *worth* showing:
   the bottom it keeps, and its overturn margin is smaller), and the attackers only to take the contract
   with their own long suit.
 
+On another table (R14.11) the same policy reads the table from the ``Rules``: D copies (showing every
+copy of a level card held is its strongest act), the table's hand size for the deal's progress and the
+average share, N seats; under finding friends no partner is known while the cards are dealt (the calls
+come after the bury, R15.2), so only the dealer's own declarations count as his side's. Acts are judged
+by ``rules_core.table_bidding`` there.
+
 The request holds no other seat's received cards (:mod:`~rules_core.strategy.privacy`).
 
 Bounded: at most ten candidate acts, each judged by one replay of the request's acts (at most 100).

@@ -3,9 +3,9 @@ hand until it plays them (R10.2), so the sampling of the unseen cards keeps them
 
 The facts come from ``HandSoFar.declarations``: each act's seat and shown cards, public at the table.
 They are checked to be a bidding a real deal can have: every act one ValidateDeclaration accepts after
-the acts before it (R10.3, R10.4), the contract they end in the request's, seats 0..3, the asking seat's
-own shown cards among the cards it holds, played or (as the dealer) buried, and no third copy across
-the shown cards still held and everything else of the request.
+the acts before it (R10.3, R10.4; R14.11 on another table), the contract they end in the request's, seats
+of the table, the asking seat's own shown cards among the cards it holds, played or (as the dealer)
+buried, and no copy past D across the shown cards still held and everything else of the request.
 
 **Ruling (what the bidding does not show).** The sampling infers nothing from an act *not* made. A seat
 that could have overturned and did not may still hold the pair: R10 never obliges a declaration (R10.1,
