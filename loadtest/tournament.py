@@ -52,7 +52,7 @@ import random
 import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Final, Protocol, TextIO
 
 import grpc
@@ -61,9 +61,10 @@ from loadtest.casual import CarefulPlayer, casual_declaration
 from loadtest.contract import CONTRACTS
 from loadtest.server import ServerProcess, load_flags
 from loadtest.stats import percentile as _percentile
-from rules_core.audit import HandRecord, TrickRecord, audit_hand
-from rules_core.autoplay import suggest_play
+from rules_core.audit import HandRecord, SeatsRecord, TrickRecord, audit_hand, audit_table
+from rules_core.autoplay import suggest_play, suggest_table_bury
 from rules_core.bidding import Declaration, resolve_declarations
+from rules_core.bidding import declare as declare_acts
 from rules_core.cards import (
     BOTTOM_SIZE,
     FULL_DECK,
@@ -71,23 +72,33 @@ from rules_core.cards import (
     NUM_FACES,
     PLAYERS,
     POINTS,
+    SMALL_JOKER,
     Hand,
     add,
+    deal_sizes,
     faces_of,
     hand_of,
     remove,
 )
+from rules_core.errors import InvalidArgumentError
+from rules_core.follow import check_follow
+from rules_core.friends import CallState, FriendCall, SidesAfter, call_count, check_calls, replay_sides
+from rules_core.friends import Play as FriendPlay
+from rules_core.friends import Trick as FriendTrick
 from rules_core.legal_plays import legal_plays
-from rules_core.rules import DEFAULT_RULES, PRESETS, Rules
+from rules_core.rules import DEFAULT_RULES, PRESETS, FollowRule, Partners, Rules
 from rules_core.seating import SeatCards
 from rules_core.selfplay import IllegalPlayError, Style, deal, declare, play_out
 from rules_core.shapes import decompose
 from rules_core.strategy import DEFAULT_BUDGET, SeatView, strong_play, winning_play
 from rules_core.strategy.bury import BuryPolicy, suggest_bury
 from rules_core.strategy.declaration import suggest_declaration
+from rules_core.strategy.knowledge import sides
 from rules_core.strategy.shown import with_bidding
-from rules_core.trick import resolve_trick
+from rules_core.throw import check_lead
+from rules_core.trick import advance, resolve_trick, standing_of
 from rules_core.trump import TRUMP, TrumpContext, trump_context
+from rules_core.verdicts import Illegal
 from services.convert import cards as faces_in
 from services.convert import cards_out
 from tractor.rules.v1 import rules_service_pb2 as pb
@@ -478,7 +489,8 @@ class RandomPlayer:
 
     def __call__(self, ctx: TrumpContext, rules: Rules, view: SeatView, seed: int) -> tuple[int, ...]:
         lead = view.plays[0] if view.plays else ()
-        return self.rng.choice(legal_plays(ctx, hand=view.hand, lead=lead, limit=200).plays)
+        listed = legal_plays(ctx, hand=view.hand, lead=lead, limit=200, decks=rules.decks)
+        return self.rng.choice(listed.plays)
 
 
 @dataclass
@@ -844,6 +856,370 @@ def run_pairing(
     return PairingResult(p.name, name, tuple(deltas), games, audited, tuple(by_phase))
 
 
+# --- other tables (R14, R15): --decks, --seats, --partners ------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class TableDeal:
+    """One seeded deal on another table: D decks dealt to N seats (R14.2), a level, a dealer, and the
+    one declaration that sets the contract (R14.11), shared by both games of the pair."""
+
+    hands: tuple[Hand, ...]
+    bottom: tuple[int, ...]
+    level: int
+    dealer: int
+    declarations: tuple[tuple[int, tuple[int, ...], tuple[int, ...]], ...]
+    """(seat, shown cards, its dealt hand): the first seat from the dealer holding a level card shows one
+    (none held: no-trump, R10.8)."""
+    seed: int
+
+
+def make_table_deal(rules: Rules, seed: int) -> TableDeal:
+    """The deal of one seed on ``rules``' table."""
+    rng = random.Random(seed)
+    deck = [face for face in range(NUM_FACES) for _ in range(rules.decks)]
+    rng.shuffle(deck)
+    size, _ = deal_sizes(rules.decks, rules.seats)
+    cards = [tuple(deck[s * size : (s + 1) * size]) for s in range(rules.seats)]
+    level = rng.randint(2, 14)
+    dealer = rng.randrange(rules.seats)
+    acts: tuple[tuple[int, tuple[int, ...], tuple[int, ...]], ...] = ()
+    for offset in range(rules.seats):
+        seat = (dealer + offset) % rules.seats
+        shown = [f for f in cards[seat] if f < SMALL_JOKER and f % 13 + 2 == level]
+        if shown:
+            acts = ((seat, (shown[0],), cards[seat]),)
+            break
+    hands = tuple(hand_of(c, rules.decks) for c in cards)
+    return TableDeal(hands, tuple(sorted(deck[rules.seats * size :])), level, dealer, acts, seed)
+
+
+def table_calls(rules: Rules, ctx: TrumpContext, hand: Hand) -> tuple[FriendCall, ...]:
+    """R15.2-R15.4: the dealer calls the first copy of the strongest plain cards he holds none of (the
+    ruleset's number of calls), skipping kinds the friend limits bar; checked by ``check_calls``."""
+    calls: list[FriendCall] = []
+    for face in sorted(range(SMALL_JOKER), key=lambda f: (-ctx.strength[f], f)):
+        if len(calls) == call_count(rules):
+            break
+        if hand[face] or ctx.category[face] == TRUMP:
+            continue
+        trial = [*calls, FriendCall(face, 1)]
+        try:  # this many calls so far, each one the limits allow (R15.4)
+            check_calls(replace(rules, friend_calls=len(trial)), ctx, trial)
+        except InvalidArgumentError:
+            continue
+        calls = trial
+    check_calls(rules, ctx, calls)
+    return tuple(calls)
+
+
+def side_view(
+    rules: Rules, calls: Sequence[FriendCall], after: SidesAfter | None, *, dealer: int, seat: int, hand: Hand
+) -> tuple[frozenset[int], int | None, bool]:
+    """What a seat knows of the sides under finding friends (R15.5-R15.8): the friends who joined (public,
+    ``after`` the last trick), the friends still to come, and its own side: on the dealer's side when it
+    holds every copy a call still needs, a known attacker when it holds no copy of any open call."""
+    if rules.partners is Partners.FIXED:
+        return frozenset(), None, False
+    side = after.dealer_side if after is not None else frozenset({dealer})
+    states = after.calls if after is not None else tuple(CallState(c, 0) for c in calls)
+    open_calls = [state for state in states if state.met_by is None]
+    allies = side - {dealer}
+    if seat in side:
+        return allies, len(open_calls), True
+    if any(hand[st.call.face] >= st.call.copy - st.played for st in open_calls):
+        return allies | {seat}, len(open_calls) - 1, True
+    if not any(hand[st.call.face] for st in open_calls):
+        return allies, len(open_calls), True
+    return allies, len(open_calls), False
+
+
+@dataclass(frozen=True, slots=True)
+class TableGame:
+    """One audited game on another table: the attackers' final score (dig included) and the final
+    attackers (R15.8)."""
+
+    score: int
+    attackers: frozenset[int]
+
+
+def play_table_game(rules: Rules, spec: TableDeal, seats: Sequence[Player]) -> TableGame:
+    """One whole hand on ``rules``' table: the deal's declaration, the shared bury (R14.2,
+    ``autoplay.suggest_table_bury``), the dealer's friend calls under FRIENDS (:func:`table_calls`), then
+    ``seats[s]`` playing seat s with what it knows (the finished tricks, the bottom for the dealer, the
+    sides as far as they are public, :func:`side_view`). Every lead is checked against the other hands
+    (a failed throw leads its forced component, R4.7), every follow by R14.6, and the record is audited
+    by ``rules_core.audit.audit_table``: a broken rule or a different score raises."""
+    n = rules.seats
+    bidding = declare_acts(
+        rules=rules, level=spec.level, acts=spec.declarations, first_hand=False, dealer=spec.dealer
+    )
+    ctx = trump_context(spec.level, bidding.contract)
+    dealer = spec.dealer
+    held = [f for f in range(NUM_FACES) for _ in range(spec.hands[dealer][f])] + list(spec.bottom)
+    buried = tuple(sorted(suggest_table_bury(ctx, rules, hand=held)))
+    counts = list(spec.hands[dealer])
+    for f in spec.bottom:
+        counts[f] += 1
+    for f in buried:
+        counts[f] -= 1
+    live = [list(h) for h in spec.hands]
+    live[dealer] = counts
+    calls = table_calls(rules, ctx, spec.hands[dealer]) if rules.partners is Partners.FRIENDS else ()
+    history: list[tuple[int, tuple[tuple[int, ...], ...]]] = []
+    played: list[FriendTrick] = []
+    recorded: list[tuple[list[SeatCards], tuple[int, ...]]] = []
+    after: SidesAfter | None = None
+    leader = dealer
+    while sum(live[leader]):
+        plays: list[tuple[int, ...]] = []
+        attempted: tuple[int, ...] = ()
+        for offset in range(n):
+            seat = (leader + offset) % n
+            hand = tuple(live[seat])
+            allies, unfound, settled = side_view(rules, calls, after, dealer=dealer, seat=seat, hand=hand)
+            view = SeatView(
+                seat=seat,
+                hand=hand,
+                leader=leader,
+                plays=tuple(plays),
+                dealer=dealer,
+                tricks=tuple(history),
+                bottom=buried if seat == dealer else (),
+                allies=allies,
+                unfound=unfound,
+                settled=settled,
+            )
+            chosen = tuple(seats[seat](ctx, rules, view, spec.seed))
+            others = {s: tuple(live[s]) for s in range(n) if s != seat}
+            play, tried = _checked(ctx, rules, seats[seat].name, hand, plays, chosen, others)
+            attempted = tried or attempted
+            plays.append(play)
+            for f in play:
+                live[seat][f] -= 1
+        winner = (leader + standing_of(ctx, rules, plays).best) % n
+        seated = [((leader + i) % n, p) for i, p in enumerate(plays)]
+        played.append(FriendTrick(tuple(FriendPlay(s, p) for s, p in seated), winner))
+        recorded.append((list(seated), attempted))
+        history.append((leader, tuple(plays)))
+        if calls:
+            after = replay_sides(rules, ctx, dealer, calls, played)[-1]
+        leader = winner
+    attackers = frozenset(
+        s for s in range(n) if (s not in after.dealer_side if after is not None else (s - dealer) % 2 == 1)
+    )
+    score = _table_score(ctx, rules, history, dealer=dealer, buried=buried, attackers=attackers)
+    record = SeatsRecord(
+        level=spec.level,
+        seat_levels=(spec.level,) * n,
+        hands=tuple(
+            (s, tuple(f for f in range(NUM_FACES) for _ in range(spec.hands[s][f]))) for s in range(n)
+        ),
+        bottom=tuple(spec.bottom),
+        declarations=tuple(spec.declarations),
+        buried=buried,
+        tricks=tuple(recorded),
+        calls=tuple(calls),
+        dealer=dealer,
+    )
+    audit = audit_table(rules, record)
+    if audit.error is not None or audit.score != score:
+        raise AuditError(f"audit failed: {audit.error} (table score {score}, audit {audit.score})")
+    return TableGame(score, attackers)
+
+
+def _checked(  # noqa: PLR0917 (one private step of play_table_game)
+    ctx: TrumpContext,
+    rules: Rules,
+    name: str,
+    hand: Hand,
+    plays: Sequence[tuple[int, ...]],
+    play: tuple[int, ...],
+    others: dict[int, Hand],
+) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The play as the table lays it out, and the throw attempted when it failed (R4.7), or ():
+    a lead is judged against the other hands (R4.4, R14.5), a follow by R14.6; illegal raises."""
+    if not plays:
+        verdict = check_lead(ctx, rules, hand=hand, lead=play, others=others)
+        if isinstance(verdict, Illegal):
+            raise IllegalPlayError(f"{name} led illegally: {verdict.message}")
+        if verdict.throw is None:
+            return play, ()
+        return tuple(verdict.throw.led), () if verdict.throw.succeeded else play
+    structure = rules.follow is FollowRule.STRUCTURE
+    verdict = check_follow(ctx, hand=hand, lead=plays[0], play=play, structure=structure, decks=rules.decks)
+    if isinstance(verdict, Illegal):
+        raise IllegalPlayError(f"{name} followed illegally: {verdict.message}")
+    return play, ()
+
+
+def _table_score(
+    ctx: TrumpContext,
+    rules: Rules,
+    history: Sequence[tuple[int, tuple[tuple[int, ...], ...]]],
+    *,
+    dealer: int,
+    buried: tuple[int, ...],
+    attackers: frozenset[int],
+) -> int:
+    """The attackers' final score (R8, R15.8: the final sides score every trick; the dig at the last)."""
+    score = 0
+    for index, (leader, plays) in enumerate(history):
+        score += resolve_trick(
+            ctx,
+            rules,
+            leader=leader,
+            plays=plays,
+            dealer=dealer,
+            last=index == len(history) - 1,
+            bottom=buried,
+            attackers=attackers,
+        ).attacker_points
+    return score
+
+
+def run_table_pairing(
+    rules: Rules,
+    p: Player,
+    make_q: Callable[[int], Player],
+    deals: int,
+    seed: int,
+    *,
+    progress: Progress | None = None,
+) -> PairingResult:
+    """Duplicate games on another table: each deal twice, P on the even seats then on the odd ones.
+
+    A game is worth, to P, the mean over P's seats of the attackers' score signed by that seat's final
+    side (+ attacking, - on the dealer's side, R15.8); the deal's figure is the sum over its two games.
+    With fixed partners on four seats it is the rulebooks' table's figure (attack minus defence)."""
+    deltas: list[int] = []
+    name = make_q(0).name
+    games = 0
+    for i in range(deals):
+        spec = make_table_deal(rules, seed * 1_000_003 + i)
+        total = 0.0
+        for p_seats in (0, 1):
+            q = make_q(seed * 7919 + i * 2 + p_seats)
+            seats: list[Player] = [p if (s - p_seats) % 2 == 0 else q for s in range(rules.seats)]
+            game = play_table_game(rules, spec, seats)
+            games += 1
+            mine = [s for s in range(rules.seats) if (s - p_seats) % 2 == 0]
+            total += sum(game.score if s in game.attackers else -game.score for s in mine) / len(mine)
+        deltas.append(round(total))
+        if progress is not None:
+            progress(PairingResult(p.name, name, tuple(deltas), games, games))
+    return PairingResult(p.name, name, tuple(deltas), games, games)
+
+
+@dataclass
+class TableCareful:
+    """The careful casual player on any table (``loadtest.casual.CarefulPlayer``'s habits for N seats and
+    D copies): masters first where no opponent has shown a void, else a low card of the shortest plain
+    suit; feed an ally who is winning with a master, win cheaply with a master or a ruff, else go low.
+    Its sides are what the seat knows (``strategy.knowledge.sides``)."""
+
+    name: str = "careful"
+
+    def __call__(self, ctx: TrumpContext, rules: Rules, view: SeatView, seed: int) -> tuple[int, ...]:
+        n = rules.seats
+        unseen = [rules.decks - view.hand[f] for f in range(NUM_FACES)]
+        voids: set[tuple[int, int]] = set()
+        for leader, plays in (*view.tricks, (view.leader, view.plays)):
+            if not plays:
+                continue
+            cat = ctx.category[plays[0][0]]
+            for offset, play in enumerate(plays):
+                for f in play:
+                    unseen[f] = max(0, unseen[f] - 1)
+                if offset and sum(1 for f in play if ctx.category[f] == cat) < len(plays[0]):
+                    voids.add(((leader + offset) % n, cat))
+        for f in view.bottom:
+            unseen[f] = max(0, unseen[f] - 1)
+        kin = sides(rules, view, view.dealer)[0]
+
+        def master(play: Sequence[int]) -> bool:
+            shape = decompose(ctx, play)
+            if len(shape.components) != 1 or shape.category is None:
+                return False
+            comp = shape.components[0]
+            need = len(comp.cards) // max(comp.pairs, 1) if comp.pairs else 1
+            return not any(
+                unseen[f] >= need and ctx.strength[f] > comp.top for f in ctx.faces[shape.category]
+            )
+
+        def cost(play: Sequence[int]) -> int:
+            return sum(ctx.strength[f] + (30 if ctx.category[f] == TRUMP else 0) for f in play)
+
+        def points(play: Sequence[int]) -> int:
+            return sum(POINTS[f] for f in play)
+
+        hand = view.hand
+        if not view.plays:
+            opponents = [s for s in range(n) if kin[view.seat][s] <= 0.5]
+            leads = [
+                p
+                for p in legal_plays(ctx, hand=hand, limit=300, decks=rules.decks).plays
+                if len(decompose(ctx, p).components) == 1
+            ]
+            safe = [
+                p
+                for p in leads
+                if master(p)
+                and (
+                    ctx.category[p[0]] == TRUMP
+                    or not any((s, ctx.category[p[0]]) in voids for s in opponents)
+                )
+            ]
+            if safe:
+                return max(safe, key=lambda p: (len(p), ctx.category[p[0]] != TRUMP, points(p), -cost(p)))
+            length = {cat: sum(hand[f] for f in ctx.faces[cat]) for cat in range(5)}
+            plain = [p for p in leads if len(p) == 1 and ctx.category[p[0]] != TRUMP and not POINTS[p[0]]]
+            if plain:
+                return min(plain, key=lambda p: (length[ctx.category[p[0]]], ctx.strength[p[0]]))
+            singles = [p for p in leads if len(p) == 1]
+            return min(singles, key=lambda p: (POINTS[p[0]], ctx.category[p[0]] == TRUMP, ctx.strength[p[0]]))
+        lead = view.plays[0]
+        structure = rules.follow is FollowRule.STRUCTURE
+        options = list(
+            legal_plays(ctx, hand=hand, lead=lead, limit=40, structure=structure, decks=rules.decks).plays
+        )
+        standing = standing_of(ctx, rules, view.plays)
+        me = len(view.plays)
+        shape = decompose(ctx, lead)
+        last = me == n - 1
+        winner = (view.leader + standing.best) % n
+        if kin[view.seat][winner] > 0.5 and (last or master(view.plays[standing.best])):
+            return max(options, key=lambda p: (points(p), -cost(p)))
+        winners = [p for p in options if advance(ctx, rules, shape, standing, p, index=me).best == me]
+        if not last:
+            winners = [p for p in winners if master(p) or ctx.category[p[0]] != shape.category]
+        on_table = sum(points(p) for p in view.plays)
+        if winners and (on_table >= 10 or last or min(cost(p) for p in winners) < 30):
+            return min(winners, key=lambda p: (cost(p), -points(p)))
+        return min(options, key=lambda p: (points(p), cost(p)))
+
+
+TABLE_OPPONENTS: dict[str, Callable[[int], Player]] = {
+    "R13.6": lambda seed: TableR136(),
+    "random": RandomPlayer,
+    "careful": lambda seed: TableCareful(),
+}
+"""The opponents on another table (greedy and the casual careful player are four-seat players)."""
+
+
+@dataclass
+class TableR136:
+    """R13.6's auto-play on any table (``autoplay.suggest_play`` with the table's decks)."""
+
+    name: str = "R13.6"
+
+    def __call__(self, ctx: TrumpContext, rules: Rules, view: SeatView, seed: int) -> tuple[int, ...]:
+        lead = view.plays[0] if view.plays else ()
+        return suggest_play(
+            ctx, hand=view.hand, lead=lead, decks=rules.decks, structure=rules.follow is FollowRule.STRUCTURE
+        )
+
+
 def result_line(result: PairingResult) -> str:
     """P's points per deal with its 95 % interval, the shares and the audit count."""
     low, high = result.mean - result.half_width, result.mean + result.half_width
@@ -932,6 +1308,14 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="compare the card play alone: the deal's self-play declarations and one bury for everyone",
     )
+    parser.add_argument("--decks", type=int, default=2, help="another table (R14): 2..4 decks")
+    parser.add_argument("--seats", type=int, default=4, help="another table (R14): 4..8 seats")
+    parser.add_argument(
+        "--partners",
+        choices=[p.value for p in Partners],
+        default=Partners.FIXED.value,
+        help="FIXED (every other seat, R14.9) or FRIENDS (the dealer calls friends, R15)",
+    )
     live = parser.add_mutually_exclusive_group()
     live.add_argument(
         "--service",
@@ -949,16 +1333,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the pairings and print points per deal, confidence intervals, shares and latencies."""
     parser = _parser()
     args = parser.parse_args(argv)
-    if args.deals < 1:
-        parser.error("--deals must be at least 1")
-    if args.progress < 0:
-        parser.error("--progress must be at least 0")
-    if args.seed < 0 or args.budget < 1:
-        parser.error("--seed must be at least 0 and --budget at least 1 (a request's uint fields)")
-    names = [name.strip() for name in args.opponents.split(",") if name.strip()]
-    unknown = [name for name in names if name not in OPPONENTS]
-    if unknown:
-        parser.error(f"unknown opponents {unknown}; choose from {sorted(OPPONENTS)}")
+    names = _checked_args(parser, args)
+    table = _table_of(parser, args, names)
+    if not table.rulebook_table:
+        return _main_table(table, args, names)
     start = time.perf_counter()
     print(f"duplicate tournament: {args.deals} deals per pairing, seed {args.seed}, budget {args.budget}")
     with contextlib.ExitStack() as stack:
@@ -1003,30 +1381,92 @@ def main(argv: Sequence[str] | None = None) -> int:
     if isinstance(strong, ServicePlayer):
         print(_latency_line("round trip", strong.latencies))
     else:
-        print(_latency_line("wall", strong.latencies))
-        print(_latency_line("CPU", strong.cpu))
-        if strong.collected:
-            clean = sorted(strong.cpu)
-            for paused in strong.collected:
-                clean.remove(paused)
-            print(
-                f"{len(strong.collected)} suggestion(s) hit a full garbage collection (max "
-                f"{max(strong.collected) * 1000:.2f} ms CPU); the max without them "
-                f"{(clean[-1] if clean else 0.0) * 1000:.2f} ms"
+        _print_costs(strong)
+    print(f"took {time.perf_counter() - start:.1f} s")
+    return 0
+
+
+def _print_costs(strong: StrongPlayer) -> None:
+    """The in-process strong player's costs: wall and CPU per play suggestion, the ones a full garbage
+    collection hit counted apart, the declaration and bury suggestions, the slowest replayed."""
+    print(_latency_line("wall", strong.latencies))
+    print(_latency_line("CPU", strong.cpu))
+    if strong.collected:
+        clean = sorted(strong.cpu)
+        for paused in strong.collected:
+            clean.remove(paused)
+        print(
+            f"{len(strong.collected)} suggestion(s) hit a full garbage collection (max "
+            f"{max(strong.collected) * 1000:.2f} ms CPU); the max without them "
+            f"{(clean[-1] if clean else 0.0) * 1000:.2f} ms"
+        )
+    for what, seconds in (
+        ("SuggestDeclaration CPU", strong.declaration_cpu),
+        ("SuggestBury CPU", strong.bury_cpu),
+    ):
+        if seconds:
+            print(_latency_line(what, seconds))
+    if strong.slowest:
+        worst, view = strong.replay_slowest()
+        print(
+            f"the {len(strong.slowest)} slowest suggestions replayed 20 times each: the worst median "
+            f"{worst * 1000:.2f} ms CPU ({sum(view.hand)} cards in hand, "
+            f"{len(view.plays)} plays in the trick)"
+        )
+
+
+def _checked_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> list[str]:
+    """The opponents' names, once the numbers are in range (else the usage error)."""
+    if args.deals < 1:
+        parser.error("--deals must be at least 1")
+    if args.progress < 0:
+        parser.error("--progress must be at least 0")
+    if args.seed < 0 or args.budget < 1:
+        parser.error("--seed must be at least 0 and --budget at least 1 (a request's uint fields)")
+    names = [name.strip() for name in args.opponents.split(",") if name.strip()]
+    unknown = [name for name in names if name not in OPPONENTS]
+    if unknown:
+        parser.error(f"unknown opponents {unknown}; choose from {sorted(OPPONENTS)}")
+    return names
+
+
+def _table_of(parser: argparse.ArgumentParser, args: argparse.Namespace, names: Sequence[str]) -> Rules:
+    """The table the flags ask for (R14, R15.1), and on another table only what plays there."""
+    try:
+        table = replace(DEFAULT_RULES, decks=args.decks, seats=args.seats, partners=Partners(args.partners))
+    except InvalidArgumentError as error:
+        parser.error(f"no such table: {error.message}")
+    if not table.rulebook_table:
+        if args.service or args.target or args.plays_only:
+            parser.error(
+                "another table plays in process only, cards only (--service, --target, --plays-only)"
             )
-        for what, seconds in (
-            ("SuggestDeclaration CPU", strong.declaration_cpu),
-            ("SuggestBury CPU", strong.bury_cpu),
-        ):
-            if seconds:
-                print(_latency_line(what, seconds))
-        if strong.slowest:
-            worst, view = strong.replay_slowest()
-            print(
-                f"the {len(strong.slowest)} slowest suggestions replayed 20 times each: the worst median "
-                f"{worst * 1000:.2f} ms CPU ({sum(view.hand)} cards in hand, "
-                f"{len(view.plays)} plays in the trick)"
+        unknown = [name for name in names if name not in TABLE_OPPONENTS]
+        if unknown:
+            parser.error(
+                f"opponents {unknown} play four seats only; on another table: {sorted(TABLE_OPPONENTS)}"
             )
+    return table
+
+
+def _main_table(rules: Rules, args: argparse.Namespace, names: Sequence[str]) -> int:
+    """The pairings on another table (:func:`run_table_pairing`), with the strong player's latency."""
+    start = time.perf_counter()
+    print(
+        f"duplicate tournament on {rules.decks} decks, {rules.seats} seats, {rules.partners.value} partners: "
+        f"{args.deals} deals per pairing, seed {args.seed}, budget {args.budget}"
+    )
+    print("declarations and bury: the deal's one declaration, the table bury for every dealer; cards only")
+    sys.stdout.flush()
+    strong = StrongPlayer(budget=args.budget)
+    for name in names:
+        progress = progress_line(args.progress) if args.progress else None
+        result = run_table_pairing(
+            rules, strong, TABLE_OPPONENTS[name], args.deals, args.seed, progress=progress
+        )
+        print(result_line(result))
+        sys.stdout.flush()
+    _print_costs(strong)
     print(f"took {time.perf_counter() - start:.1f} s")
     return 0
 

@@ -15,11 +15,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Final
 
-from rules_core.autoplay import suggest_play, table_play
+from rules_core.autoplay import suggest_play
 from rules_core.cards import (
-    BOTTOM_SIZE,
-    HAND_SIZE,
-    PLAYERS,
     Deck,
     Hand,
     check_copies,
@@ -30,7 +27,7 @@ from rules_core.cards import (
 from rules_core.errors import InvalidArgumentError, Problem
 from rules_core.follow import follow_verdict
 from rules_core.legal_plays import legal_plays
-from rules_core.rules import FollowRule, Rules, require_rulebook_table
+from rules_core.rules import FollowRule, Partners, Rules
 from rules_core.seating import SeatCards, by_seat, check_next, seat_in_range, table_plays
 from rules_core.shapes import Decomposition, decompose
 from rules_core.strategy import DEFAULT_BUDGET, MAX_BUDGET, SeatView, rank_plays, strong_play
@@ -168,10 +165,10 @@ class HandSoFar:
 
     dealer: int | None = None
     tricks: tuple[tuple[SeatCards, ...], ...] = ()
-    """The finished tricks in order, each its four seated plays in play order."""
+    """The finished tricks in order, each one seated play per seat (N on the table) in play order."""
     attacker_points: int | None = None
     bottom: tuple[int, ...] = ()
-    """The 8 buried cards, when the seat is the dealer."""
+    """The buried cards (the table's bottom size, R14.2), when the seat is the dealer."""
     declarations: tuple[SeatCards, ...] = ()
     """What the bidding showed (R10): each act's seat and shown cards, in time order (public)."""
 
@@ -189,25 +186,34 @@ class Policy(StrEnum):
 
 
 def seat_view(ctx: TrumpContext, rules: Rules, turn: Turn, so_far: HandSoFar, path: str) -> SeatView:
-    """The seat's knowledge, checked to be a history a real hand can have: every finished trick four
-    plays in turn order from the previous trick's winner (R4.1, R7.4), the first led by the dealer, no
-    third copy of a card across the history, the hand, the trick and the bottom, the seat's 25 cards
-    accounted for, the attackers' points the tricks give, the bottom only for the dealer (R11), and what
-    the bidding showed a bidding R10 accepts (``rules_core.strategy.shown``)."""
-    dealer = None if so_far.dealer is None else seat_in_range(so_far.dealer, f"{path}.dealer")
-    if len(so_far.tricks) >= HAND_SIZE:
+    """The seat's knowledge, checked to be a history a real hand can have on the ruleset's table (R14):
+    every finished trick one play per seat in turn order from the previous trick's winner (R4.1, R7.4),
+    the first led by the dealer, no copy past D of a card across the history, the hand, the trick and
+    the bottom, the seat's hand size accounted for, the attackers' points the tricks give (fixed
+    partners: under finding friends the request carries no calls, so the sides and the points stay as
+    given, R15.8), the bottom (its size) only for the dealer (R11), and what the bidding showed a
+    bidding R10 (R14.11) accepts (``rules_core.strategy.shown``).
+
+    Under finding friends the view knows the dealer's side as far as the request tells it: the dealer,
+    and the seat itself when it is the dealer; every other seat's side stays open (a request has no
+    friend calls, so nothing in the tricks shows who joined)."""
+    seats = rules.seats
+    hand_size, bottom_size = deal_sizes(rules.decks, seats)
+    dealer = None if so_far.dealer is None else seat_in_range(so_far.dealer, f"{path}.dealer", seats)
+    if len(so_far.tricks) >= hand_size:
         raise InvalidArgumentError(
             f"{path}.tricks",
             Problem.BAD_SIZE,
-            f"a seat still to play has played at most 24 tricks, got {len(so_far.tricks)}",
+            f"a seat still to play has played at most {hand_size - 1} tricks, got {len(so_far.tricks)}",
         )
+    fixed = rules.partners is Partners.FIXED
     tricks: list[tuple[int, tuple[tuple[int, ...], ...]]] = []
     next_leader, points, played = dealer, 0, 0
     for index, trick in enumerate(so_far.tricks):
         where = f"{path}.tricks[{index}].plays"
-        if len(trick) != PLAYERS:
+        if len(trick) != seats:
             raise InvalidArgumentError(
-                where, Problem.BAD_SIZE, f"a finished trick has {PLAYERS} plays, got {len(trick)}"
+                where, Problem.BAD_SIZE, f"a finished trick has {seats} plays, got {len(trick)}"
             )
         leader = trick[0][0]
         if next_leader is not None and leader != next_leader:
@@ -218,11 +224,16 @@ def seat_view(ctx: TrumpContext, rules: Rules, turn: Turn, so_far: HandSoFar, pa
                 f"trick {index} is led by {who}, seat {next_leader} (R4.1, R7.4)",
             )
         plays, _ = table_plays(
-            ctx, trick, where, leader=seat_in_range(leader, f"{where}[0].seat"), deck=turn.deck
+            ctx,
+            trick,
+            where,
+            leader=seat_in_range(leader, f"{where}[0].seat", seats),
+            deck=turn.deck,
+            seats=seats,
         )
         result = resolve_trick(ctx, rules, leader=leader, plays=plays, dealer=dealer or 0)
         points += result.attacker_points
-        played += len(plays[(turn.seat - leader) % PLAYERS])
+        played += len(plays[(turn.seat - leader) % seats])
         next_leader = result.winner
         tricks.append((leader, plays))
     if tricks and turn.leader != next_leader:
@@ -231,12 +242,12 @@ def seat_view(ctx: TrumpContext, rules: Rules, turn: Turn, so_far: HandSoFar, pa
             Problem.OUT_OF_ORDER,
             f"the winner of the last trick, seat {next_leader}, leads this one",
         )
-    if tricks and played + sum(turn.hand) != HAND_SIZE:
+    if tricks and played + sum(turn.hand) != hand_size:
         raise InvalidArgumentError(
             f"{path}.tricks",
             Problem.INCONSISTENT,
             f"seat {turn.seat} played {played} cards in these tricks and holds {sum(turn.hand)}: "
-            f"a hand is {HAND_SIZE}",
+            f"a hand is {hand_size}",
         )
     attackers = so_far.attacker_points
     if attackers is not None:
@@ -244,21 +255,21 @@ def seat_view(ctx: TrumpContext, rules: Rules, turn: Turn, so_far: HandSoFar, pa
             raise InvalidArgumentError(
                 f"{path}.attacker_points", Problem.OUT_OF_RANGE, "points are a multiple of 5 (R8.1)"
             )
-        if tricks and dealer is not None and attackers != points:
+        if tricks and dealer is not None and fixed and attackers != points:
             raise InvalidArgumentError(
                 f"{path}.attacker_points",
                 Problem.INCONSISTENT,
                 f"the tricks give the attackers {points} points",
             )
-    elif tricks and dealer is not None:
+    elif tricks and dealer is not None and fixed:
         attackers = points
     if so_far.bottom:
         refuse_other_bottom(turn.seat, dealer, so_far.bottom, path)  # private to the dealer (R11)
-        check_size(so_far.bottom, f"{path}.bottom", BOTTOM_SIZE, BOTTOM_SIZE, "the bottom")
+        check_size(so_far.bottom, f"{path}.bottom", bottom_size, bottom_size, "the bottom")
         turn.deck.add(so_far.bottom, f"{path}.bottom")
     shown: Shown = ()
     if so_far.declarations:  # R10.2: shown cards stay with their seat until it plays them
-        by_seat, counts = played_by_seat(tricks, turn.leader, turn.plays)
+        by_seat, counts = played_by_seat(tricks, turn.leader, turn.plays, seats)
         shown = shown_by_seat(
             ctx,
             rules,
@@ -266,7 +277,7 @@ def seat_view(ctx: TrumpContext, rules: Rules, turn: Turn, so_far: HandSoFar, pa
             seat=turn.seat,
             hand=turn.hand,
             played=by_seat,
-            complete=counts[turn.seat] + sum(turn.hand) == HAND_SIZE,
+            complete=counts[turn.seat] + sum(turn.hand) == hand_size,
             bottom=so_far.bottom,
             dealer=dealer,
             deck=turn.deck,
@@ -313,9 +324,7 @@ def list_plays(
     """Up to ``limit`` (0: :data:`DEFAULT_LIMIT`) legal plays for the seat whose turn it is; with ``rank``,
     best first by the strong auto-play's evaluation (a hint, 提示)."""
     turn = check_turn(ctx, rules, seat=seat, hand=hand, trick_leader=trick_leader, trick_plays=trick_plays)
-    if rank:  # the strong policy's evaluation is ruled for the rulebooks' table (R14.10)
-        require_rulebook_table(rules, "a ranked listing")
-    known = so_far != NOTHING_KNOWN and rules.rulebook_table  # R14.10: what the strong policy reads
+    known = so_far != NOTHING_KNOWN  # checked even unranked: what the strong policy would read
     view = seat_view(ctx, rules, turn, so_far, "hand_so_far") if rank or known else None
     listing = legal_plays(
         ctx,
@@ -361,13 +370,8 @@ def suggest(
     """The auto-play: the strong policy (the default for 托管), or R13.6's rightmost smallest card as a
     lead and weakest legal follow. Always legal; the same request and seed give the same play."""
     turn = check_turn(ctx, rules, seat=seat, hand=hand, trick_leader=trick_leader, trick_plays=trick_plays)
-    if not rules.rulebook_table:  # the table policy reads no history, but the bottom stays the dealer's
-        refuse_other_bottom(turn.seat, so_far.dealer, so_far.bottom, "hand_so_far")
-    if policy is Policy.STRONG and not rules.rulebook_table:  # R14, R15: the table policy (autoplay)
-        play, why = table_play(ctx, rules, turn.seat, turn.hand, turn.plays, leader=turn.leader)
-        return Suggestion(play, decompose(ctx, play), f"table: {why}", policy)
-    view = seat_view(ctx, rules, turn, so_far, "hand_so_far") if rules.rulebook_table else None
-    if policy is Policy.STRONG and view is not None:
+    view = seat_view(ctx, rules, turn, so_far, "hand_so_far")
+    if policy is Policy.STRONG:
         play = strong_play(ctx, rules, view, seed=seed, budget=budget or DEFAULT_BUDGET)
         layouts = min(budget or DEFAULT_BUDGET, MAX_BUDGET)
         reason = f"strong: the best of the candidate plays over {layouts} sampled layouts of the unseen cards"

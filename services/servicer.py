@@ -14,12 +14,9 @@ from collections.abc import Callable, Sequence
 from typing import Any, Final, TypeVar
 
 from rules_core.audit import AuditError, audit_request
-from rules_core.autoplay import bury_on_table, declaration_on_table
 from rules_core.bidding import declare
 from rules_core.cards import (
-    MAX_TABLE_BOTTOM,
     MAX_TABLE_CARDS,
-    MAX_TABLE_HAND,
     MAX_TABLE_SEATS,
     MAX_TABLE_TRICKS,
 )
@@ -29,8 +26,7 @@ from rules_core.kitty import validate_bury
 from rules_core.rules import Rules, require_rulebook_table
 from rules_core.settlement import Side
 from rules_core.strategy.bury import suggest_bury
-from rules_core.strategy.declaration import check_deal_context, suggest_declaration
-from rules_core.strategy.privacy import refuse_other_hands
+from rules_core.strategy.declaration import suggest_declaration
 from rules_core.taodou import settle_request
 from rules_core.trick import JudgedTrick, judge_trick
 from rules_core.turn import list_plays, suggest, validate_play
@@ -307,22 +303,7 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
         rules, _ = self._rules(request.ruleset, "SuggestDeclaration")
         level = convert.level(request.level, "level")
         first_hand, dealer = convert.deal_context(request)
-        if not rules.rulebook_table:  # R14.11
-            received = convert.cards(request.received, "received", MAX_TABLE_HAND)
-            table_acts = convert.declarations(request.declarations, "declarations")
-            check_deal_context(first_hand=first_hand, dealer=dealer, seats=rules.seats)
-            refuse_other_hands(request.seat, table_acts, received)  # private to their seats
-            check_deadline(context)
-            table_advice = declaration_on_table(
-                rules,
-                level=level,
-                seat=request.seat,
-                received=received,
-                acts=table_acts,
-                policy=convert.declaration_policy(request.policy),
-            )
-            return convert.declaration_advice_response(table_advice)
-        received = convert.cards(request.received, "received")
+        received = convert.cards(request.received, "received", convert.table_cards(rules))
         acts = convert.declarations(request.declarations, "declarations")
         policy = convert.declaration_policy(request.policy)
         check_deadline(context)
@@ -343,16 +324,8 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
         """托管 for a dealer: 8 of his 33 cards (R11), by the strong policy or R13.6's auto-bury."""
         rules, _ = self._rules(request.ruleset, "SuggestBury")
         ctx = convert.trump(request.level, request.contract)
-        if not rules.rulebook_table:  # R14.2: the dealer's hand plus the bottom in `hand`
-            if request.bottom:
-                raise invalid(
-                    "bottom", Reason.INCONSISTENT, "on other tables `hand` holds the bottom too (R14.2)"
-                )
-            held = convert.cards(request.hand, "hand", MAX_TABLE_HAND + MAX_TABLE_BOTTOM)
-            check_deadline(context)
-            buried = bury_on_table(ctx, rules, hand=held, policy=convert.bury_policy(request.policy))
-            return convert.bury_advice_response(buried)
-        hand, bottom = convert.cards(request.hand, "hand"), convert.cards(request.bottom, "bottom")
+        hand = convert.cards(request.hand, "hand", convert.table_cards(rules))
+        bottom = convert.cards(request.bottom, "bottom")
         policy = convert.bury_policy(request.policy)
         check_deadline(context)
         advice = suggest_bury(ctx, rules, hand=hand, bottom=bottom, policy=policy)

@@ -22,7 +22,6 @@ from rules_core.rules import (
     Partners,
     Rules,
     ThrowPenalty,
-    on_rulebook_table,
     require_rulebook_table,
 )
 from rules_core.settlement import (
@@ -407,4 +406,4 @@ def test_one_refusal_for_the_rulebooks_table(changes: dict[str, Any], field: str
         require_rulebook_table(rules, "X", partners=True)
     assert (caught.value.argument, caught.value.message) == (field, message)
     require_rulebook_table(DEFAULT_RULES, "X", partners=True)
-    assert on_rulebook_table(DEFAULT_RULES) and not on_rulebook_table(rules)
+    assert DEFAULT_RULES.rulebook_table and not rules.rulebook_table

@@ -29,7 +29,7 @@ from rules_core.seating import SeatCards
 from rules_core.throw import check_lead
 from rules_core.trick import resolve_trick, standing_of
 from rules_core.trump import TrumpContext, trump_context
-from rules_core.turn import suggest
+from rules_core.turn import Policy, suggest
 from rules_core.verdicts import Legal
 
 TABLES = [(3, 6, Partners.FRIENDS), (4, 8, Partners.FIXED), (2, 5, Partners.FRIENDS)]
@@ -43,7 +43,7 @@ def _rules(decks: int, seats: int, partners: Partners) -> Rules:
 class PlayedHand:
     """One random hand played by the advice, with what the audit is given and what the engine ruled."""
 
-    def __init__(self, rules: Rules, seed: int) -> None:
+    def __init__(self, rules: Rules, seed: int, policy: Policy = Policy.STRONG) -> None:
         rng = random.Random(seed)
         n = rules.seats
         size, _ = deal_sizes(rules.decks, n)
@@ -58,7 +58,7 @@ class PlayedHand:
         self.calls = self._calls(rules, rng)
         self.levels = [rng.randint(2, 14) for _ in range(n)]
         self.levels[self.dealer] = self.level
-        self._play(rules)
+        self._play(rules, policy)
 
     def _declare(self, rng: random.Random) -> tuple[list[tuple[int, tuple[int, ...], None]], Suit | None]:
         """R14.11: one seat shows a level card it was dealt, or nobody declares (no-trump)."""
@@ -81,7 +81,7 @@ class PlayedHand:
                 continue
             return calls
 
-    def _play(self, rules: Rules) -> None:
+    def _play(self, rules: Rules, policy: Policy) -> None:
         n = rules.seats
         held = self.dealt[self.dealer] + self.bottom
         self.buried = suggest_table_bury(self.ctx, rules, hand=held)
@@ -97,7 +97,13 @@ class PlayedHand:
             for i in range(n):
                 seat = (leader + i) % n
                 advice = suggest(
-                    self.ctx, rules, seat=seat, hand=hands[seat], trick_leader=leader, trick_plays=plays
+                    self.ctx,
+                    rules,
+                    seat=seat,
+                    hand=hands[seat],
+                    trick_leader=leader,
+                    trick_plays=plays,
+                    policy=policy,
                 )
                 for face in advice.cards:
                     hands[seat].remove(face)
@@ -289,9 +295,10 @@ def test_misrecorded_throw_and_bad_bury_are_flagged() -> None:
 
 
 def test_longest_hand_is_bounded() -> None:
-    """R14.2, R15.15: the longest hand (four decks, four seats, 52 tricks) audits valid, well within time."""
+    """R14.2, R15.15: the longest hand (four decks, four seats, 52 tricks of single leads: R13.6's
+    auto-play) audits valid, well within time."""
     rules = _rules(4, 4, Partners.FRIENDS)
-    hand = PlayedHand(rules, 5)
+    hand = PlayedHand(rules, 5, Policy.RIGHTMOST_SMALLEST)
     audit = hand.audit(rules)
     assert audit.valid and len(audit.tricks) == 52 == len(audit.sides)
 

@@ -463,7 +463,7 @@ def test_bury_takes_the_tables_bottom() -> None:
 
 def test_what_stays_two_deck_four_seat_is_refused_elsewhere() -> None:
     """R14.10: settlement on another table is INVALID_ARGUMENT naming the table field that differs."""
-    for rules, field in ((Rules(decks=3), "decks"), (Rules(seats=6), "seats")):
+    for rules, field in ((Rules(decks=3), "ruleset.decks"), (Rules(seats=6), "ruleset.seats")):
         with pytest.raises(InvalidArgumentError) as raised:
             settle_hand(rules=rules, dealer_seat=0, dealer_level=2, attacker_level=2, score=0)
         assert raised.value.argument == field

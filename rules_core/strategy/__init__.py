@@ -3,8 +3,17 @@
 :func:`suggest_play <rules_core.autoplay.suggest_play>` plays "rightmost smallest" (R13.6), the weakest
 legal play. This module plays to win points for the seat's side with what a seat at a real table knows
 (:class:`SeatView`): its hand, the cards already played, who is void in which category, the trick so far,
-partner versus opponents (partners sit opposite, R1.5), who deals (attackers collect points, R8.2) and,
-for the dealer, the bottom (dig at the last trick, R8.3–R8.5).
+its side versus the others, who deals (attackers collect points, R8.2) and, for the dealer, the bottom
+(dig at the last trick, R8.3–R8.5).
+
+One policy for every table (R14, R15): the seats N, the copies D, the hand and bottom sizes
+(``cards.deal_sizes``) come from the ``Rules``. Fixed partners are every other seat (R1.5, R14.9). Under
+finding friends (R15) the sides are as far as the seat knows them (``SeatView.allies``, ``unfound``,
+``settled``): the dealer and the friends who joined are on the dealer's side, every other seat holds an
+equal share of the friends still to come, and the scores weigh each trick's points by those chances
+(:func:`~rules_core.strategy.knowledge.sides`). A request's ``HandSoFar`` carries no friend calls, so
+there only the dealer (and the seat itself, when it deals) is known. On the rulebooks' table every
+figure is the one the four-seat policy computed before the table became a parameter.
 
 How a play is chosen:
 

@@ -1,4 +1,5 @@
-"""The dealer's 8 buried cards (扣底, R11) for a seat under auto-play, always a legal bury.
+"""The dealer's buried cards (扣底, R11: 8 on the rulebooks' table, the table's bottom size on another,
+R14.2) for a seat under auto-play, always a legal bury.
 
 Two policies:
 
@@ -34,6 +35,7 @@ from rules_core.cards import (
     Hand,
     check_copies,
     check_size,
+    deal_sizes,
     faces_of,
     format_cards,
     points_of,
@@ -41,7 +43,7 @@ from rules_core.cards import (
 )
 from rules_core.errors import InvalidArgumentError, Problem
 from rules_core.forced_quit import auto_bury
-from rules_core.kitty import check_bury
+from rules_core.kitty import check_bury, validate_bury
 from rules_core.rules import Rules
 from rules_core.trick import dig_multiplier
 from rules_core.trump import TRUMP, TrumpContext
@@ -97,7 +99,10 @@ def suggest_bury(
     policy: BuryPolicy = BuryPolicy.STRONG,
 ) -> BuryAdvice:
     """The dealer's bury from his 33 cards ``hand`` (R11.1). ``bottom``, the 8 cards he received, is
-    required by ``AUTO_BURY`` and, when given, checked to be among his cards."""
+    required by ``AUTO_BURY`` and, when given, checked to be among his cards. On another table (R14.2)
+    ``hand`` is the dealer's hand plus the bottom, of the table's sizes, and only STRONG plays there."""
+    if not rules.rulebook_table:
+        return _table_bury(ctx, rules, hand=hand, bottom=bottom, policy=policy)
     check_size(hand, "hand", DEALER_HAND_SIZE, DEALER_HAND_SIZE, "the dealer's hand")
     held = check_copies(hand, "hand")
     if bottom:
@@ -117,6 +122,33 @@ def suggest_bury(
     return _advice(held, buried, f"strong: {why}", policy)
 
 
+def _table_bury(
+    ctx: TrumpContext, rules: Rules, *, hand: Sequence[int], bottom: Sequence[int], policy: BuryPolicy
+) -> BuryAdvice:
+    """SuggestBury on another table (R14.2): the strong bury of the table's sizes, checked by R11 there."""
+    if bottom:
+        raise InvalidArgumentError(
+            "bottom", Problem.INCONSISTENT, "on other tables `hand` holds the bottom too (R14.2)"
+        )
+    if policy is BuryPolicy.AUTO_BURY:  # R13.6's auto-bury is a forced-quit rule: R14.10 keeps it two-deck
+        raise InvalidArgumentError(
+            "policy",
+            Problem.INCONSISTENT,
+            "AUTO_BURY (R13.6) is ruled for the rulebooks' table only (R14.10)",
+        )
+    size, buried_size = deal_sizes(rules.decks, rules.seats)
+    if len(hand) != size + buried_size:
+        raise InvalidArgumentError(
+            "hand", Problem.BAD_SIZE, f"the dealer holds {size} + {buried_size} cards here, got {len(hand)}"
+        )
+    held = check_copies(hand, "hand", rules.decks)
+    buried, why = strong_bury(ctx, rules, held)
+    verdict = validate_bury(rules, hand=hand, bury=buried)
+    if not verdict.legal:  # pragma: no cover - the bottom's size of the dealer's own cards
+        raise AssertionError(f"an illegal bury {format_cards(buried)}: {verdict.message}")
+    return BuryAdvice(tuple(buried), verdict.bottom_points, f"strong: {why}", policy)
+
+
 def _advice(held: Hand, buried: Sequence[int], reason: str, policy: BuryPolicy) -> BuryAdvice:
     """The advice, checked as R11 checks any bury."""
     verdict = check_bury(hand=held, bury=buried)
@@ -126,14 +158,17 @@ def _advice(held: Hand, buried: Sequence[int], reason: str, policy: BuryPolicy) 
 
 
 def strong_bury(ctx: TrumpContext, rules: Rules, hand: Hand) -> tuple[tuple[int, ...], str]:
-    """The strong policy's 8 cards (in face order) and a short account of them."""
-    lose_last = losing_last_trick(ctx, hand)
+    """The strong policy's bury (the table's bottom size, R11, R14.2; in face order) and a short account
+    of it. On every table: D copies make a tuple of two or more copies a pair's worth, and a master needs
+    every copy of each stronger card in the hand."""
+    bottom = deal_sizes(rules.decks, rules.seats)[1]
+    lose_last = losing_last_trick(ctx, hand, sum(hand) * BOTTOM_SIZE / DEALER_HAND_SIZE)
     keep = _keep_values(ctx, rules, hand, lose_last)
     plain = [cat for cat in range(TRUMP) if any(hand[face] for face in ctx.faces[cat])]
     best: tuple[float, tuple[int, ...]] | None = None
-    for size in range(len(plain) + 1):
-        for voided in combinations(plain, size):
-            choice = _bury_voiding(ctx, hand, keep, voided)
+    for count in range(len(plain) + 1):
+        for voided in combinations(plain, count):
+            choice = _bury_voiding(ctx, hand, keep, voided, bottom)
             if choice is not None and (best is None or choice[0] < best[0]):
                 best = choice
     assert best is not None  # voiding nothing always fits
@@ -147,21 +182,22 @@ def strong_bury(ctx: TrumpContext, rules: Rules, hand: Hand) -> tuple[tuple[int,
     return buried, why
 
 
-def losing_last_trick(ctx: TrumpContext, hand: Hand) -> float:
-    """A rough chance that the attackers win the last trick (and dig, R8.3): lower with more trumps and
+def losing_last_trick(ctx: TrumpContext, hand: Hand, average: float = 8) -> float:
+    """A rough chance that the attackers win the last trick (and dig, R8.3): lower with more trumps than
+    an ``average`` dealer's (8 of 33 cards on the rulebooks' table, as many per card on another) and
     more jokers and level cards in the dealer's hand."""
     trumps = sum(hand[face] for face in ctx.faces[TRUMP])
     honours = sum(
         hand[face] for face in ctx.faces[TRUMP] if face >= SMALL_JOKER or rank_of(face) == ctx.level
     )
-    chance = LOSE_LAST_BASE - LOSE_LAST_PER_TRUMP * (trumps - 8) - LOSE_LAST_PER_HONOUR * honours
+    chance = LOSE_LAST_BASE - LOSE_LAST_PER_TRUMP * (trumps - average) - LOSE_LAST_PER_HONOUR * honours
     low, high = LOSE_LAST_RANGE
     return min(high, max(low, chance))
 
 
 def _keep_values(ctx: TrumpContext, rules: Rules, hand: Hand, lose_last: float) -> tuple[float, ...]:
     """Per face, what keeping one copy is worth (R8.4: buried points score times the dig multiplier)."""
-    masters = _masters(ctx, hand)
+    masters = _masters(ctx, hand, rules.decks)
     dig = dig_multiplier(rules, 0)  # the smallest multiplier: a single wins the last trick
     values = [0.0] * NUM_FACES
     for face in range(NUM_FACES):
@@ -177,38 +213,39 @@ def _keep_values(ctx: TrumpContext, rules: Rules, hand: Hand, lose_last: float) 
             1.0
             + rank
             + (MASTER_BONUS if master else 0.0)
-            + (PAIR_BONUS if hand[face] == COPIES else 0.0)
+            + (PAIR_BONUS if hand[face] >= COPIES else 0.0)
             + POINTS[face] * (dig * lose_last - (0.0 if master else HAND_RISK))
         )
     return tuple(values)
 
 
-def _masters(ctx: TrumpContext, hand: Hand) -> frozenset[int]:
+def _masters(ctx: TrumpContext, hand: Hand, decks: int = COPIES) -> frozenset[int]:
     """Plain faces that no card outside the hand beats: from the top of each suit down, while the hand
-    holds every copy of every stronger card."""
+    holds every copy (D of them) of every stronger card."""
     found: set[int] = set()
     for cat in range(TRUMP):
         for rung in reversed(ctx.ladder[cat]):
             held = [face for face in rung if hand[face]]
             found.update(held)
-            if any(hand[face] < COPIES for face in rung):
+            if any(hand[face] < decks for face in rung):
                 break
     return frozenset(found)
 
 
 def _bury_voiding(
-    ctx: TrumpContext, hand: Hand, keep: Sequence[float], voided: Sequence[int]
+    ctx: TrumpContext, hand: Hand, keep: Sequence[float], voided: Sequence[int], bottom: int = BOTTOM_SIZE
 ) -> tuple[float, tuple[int, ...]] | None:
     """Bury every card of the ``voided`` plain suits and fill up with the cheapest other cards; None when
-    those suits hold more than 8 cards. The cost is the keep value buried less the voids' bonus."""
+    those suits hold more than the ``bottom`` (8 on the rulebooks' table). The cost is the keep value
+    buried less the voids' bonus."""
     whole = [face for cat in voided for face in ctx.faces[cat] for _ in range(hand[face])]
-    if len(whole) > BOTTOM_SIZE:
+    if len(whole) > bottom:
         return None
     rest = sorted(
         (face for face in faces_of(hand) if ctx.category[face] not in voided),
         key=lambda face: (keep[face], ctx.category[face] == TRUMP, face),
     )
-    buried = tuple(sorted(whole + rest[: BOTTOM_SIZE - len(whole)]))
+    buried = tuple(sorted(whole + rest[: bottom - len(whole)]))
     cost = sum(keep[face] for face in buried) - VOID_BONUS * len(_voided(ctx, hand, buried))
     return cost, buried
 

@@ -20,6 +20,12 @@ This module only decides what is *worth* showing:
   the bottom it keeps, and its overturn margin is smaller), and the attackers only to take the contract
   with their own long suit.
 
+On another table (R14.11) the same policy reads the table from the ``Rules``: D copies (showing every
+copy of a level card held is its strongest act), the table's hand size for the deal's progress and the
+average share, N seats; under finding friends no partner is known while the cards are dealt (the calls
+come after the bury, R15.2), so only the dealer's own declarations count as his side's. Acts are judged
+by ``rules_core.bidding.declare`` there.
+
 The request holds no other seat's received cards (:mod:`~rules_core.strategy.privacy`).
 
 Bounded: at most ten candidate acts, each judged by one replay of the request's acts (at most 100).
@@ -32,7 +38,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Final
 
-from rules_core.bidding import Act, Bidding, Declaration, declarations_of, resolve_declarations
+from rules_core.bidding import Act, Bidding, Declaration, declarations_of, declare, resolve_declarations
 from rules_core.cards import (
     BIG_JOKER,
     COPIES,
@@ -46,11 +52,12 @@ from rules_core.cards import (
     Suit,
     check_copies,
     check_size,
+    deal_sizes,
     face_of,
     format_cards,
 )
 from rules_core.errors import InvalidArgumentError, Problem
-from rules_core.rules import Rules
+from rules_core.rules import Partners, Rules
 from rules_core.strategy.privacy import refuse_other_hands
 from rules_core.trump import TRUMP, trump_context
 
@@ -88,6 +95,18 @@ LONG_SUIT: Final = 1.0
 """An attacker's suit is its own long one when it holds at least this multiple of an average share of that
 suit's plain cards (12 ranks, two decks) among the cards received. Tuned on tournament seeds 11 and 12
 against 1.25 with a higher bar (1.35 to 1.1): 38.6 against 37.6 points per deal (noise is about 2)."""
+
+
+@dataclass(frozen=True, slots=True)
+class TableAct:
+    """An act on another table as the policy reads it (R14.11): its seat (0..N-1) and shown cards."""
+
+    seat: int
+    cards: tuple[int, ...]
+
+
+Shown = Declaration | TableAct
+"""An act of the deal: a Declaration on the rulebooks' table (R10), a TableAct on another."""
 
 
 class Role(StrEnum):
@@ -132,6 +151,18 @@ class _Deal:
     role: Role
     first_hand: bool
     dealer: int | None
+    copies: int = COPIES
+    """D, the copies of each face (R14.1)."""
+    size: int = HAND_SIZE
+    """The table's hand size (R14.2)."""
+    fixed: bool = True
+    """Fixed partners (every other seat is a partner, R14.9); under finding friends no partner is known
+    while the cards are dealt (the calls come after the bury, R15.2)."""
+
+    @property
+    def deck(self) -> int:
+        """The cards of the table's decks (108 on the rulebooks' table)."""
+        return NUM_FACES * self.copies
 
 
 def suggest_declaration(
@@ -148,26 +179,31 @@ def suggest_declaration(
     """The declaration ``seat`` should make now, having received ``received`` (in deal order) after the
     deal's earlier ``acts`` (as ValidateDeclaration's request lists them, but with no other seat's
     received cards: they are private, :mod:`~rules_core.strategy.privacy`). ``first_hand`` and ``dealer``
-    mean what they mean for ValidateDeclaration (R10.6, R10.7). Always legal under R10."""
-    _check_seat(seat)
+    mean what they mean for ValidateDeclaration (R10.6, R10.7). Always legal under R10 (R14.11 on
+    another table: declarations of up to D copies, judged by ``bidding.declare``)."""
+    seats, copies = rules.seats, rules.decks
+    size = deal_sizes(copies, seats)[0]
+    _check_seat(seat, seats)
     if not 2 <= level <= 14:
         raise InvalidArgumentError("level", Problem.OUT_OF_RANGE, f"level must be 2..14, got {level}")
-    check_deal_context(first_hand=first_hand, dealer=dealer)
-    check_size(received, "received", 1, HAND_SIZE, "a hand during the deal")
-    hand = check_copies(received, "received")
+    check_deal_context(first_hand=first_hand, dealer=dealer, seats=seats)
+    check_size(received, "received", 1, size, "a hand during the deal")
+    hand = check_copies(received, "received", copies)
     refuse_other_hands(seat, acts, received)
-    sequence = declarations_of(acts)
-    bidding = resolve_declarations(
-        rules=rules, level=level, sequence=sequence, first_hand=first_hand, dealer=dealer
-    )
+    sequence = _sequence(rules, acts)
+    bidding = _resolve(rules, level, sequence, first_hand=first_hand, dealer=dealer, acts=acts)
+    fixed = rules.partners is Partners.FIXED
     deal = _Deal(
         level,
         hand,
         len(received),
-        _shown_elsewhere(seat, hand, sequence, bidding),
-        _role(seat, first_hand, dealer),
+        _shown_elsewhere(seat, hand, sequence, bidding, seats=seats, copies=copies),
+        _role(seat, first_hand, dealer, fixed=fixed),
         first_hand,
         dealer,
+        copies,
+        size,
+        fixed,
     )
     if policy is DeclarationPolicy.NONE:
         return DeclarationAdvice((), None, "none: this policy never declares", policy)
@@ -198,26 +234,71 @@ def check_deal_context(*, first_hand: bool, dealer: int | None, seats: int = PLA
         )
 
 
-def _role(seat: int, first_hand: bool, dealer: int | None) -> Role:
+def _sequence(
+    rules: Rules, acts: Sequence[tuple[int, tuple[int, ...], tuple[int, ...] | None]]
+) -> tuple[Shown, ...]:
+    """The request's acts as Declaration values: R10's own reading on the rulebooks' table; on another
+    the shown cards only (a hand of more than two copies is no two-deck count vector: the request's
+    hands are judged once with its acts, :func:`_resolve`, R14.11)."""
+    if rules.rulebook_table:
+        return declarations_of(acts)
+    return tuple(TableAct(who, tuple(cards)) for who, cards, _ in acts)
+
+
+def _resolve(
+    rules: Rules,
+    level: int,
+    sequence: Sequence[Shown],
+    *,
+    first_hand: bool,
+    dealer: int | None,
+    acts: Sequence[tuple[int, tuple[int, ...], tuple[int, ...] | None]] | None = None,
+) -> Bidding:
+    """The bidding so far: R10 on the rulebooks' table, R14.11 on another (up to D copies), there with
+    the request's ``acts`` as sent (the seat's own received cards judged with its acts, R10.1) or, for
+    an attempt, the sequence's shown cards (the seat's own cards were checked against what it holds)."""
+    if rules.rulebook_table:
+        declarations = [d for d in sequence if isinstance(d, Declaration)]  # every one, on this table
+        return resolve_declarations(
+            rules=rules, level=level, sequence=declarations, first_hand=first_hand, dealer=dealer
+        )
+    shown = acts if acts is not None else [(d.seat, d.cards, None) for d in sequence]
+    return declare(rules=rules, level=level, acts=shown, first_hand=first_hand, dealer=dealer)
+
+
+def _role(seat: int, first_hand: bool, dealer: int | None, *, fixed: bool = True) -> Role:
+    """What declaring wins; under finding friends only the dealer himself is known to be on his side
+    while the cards are dealt (R15.2: the calls come later)."""
     if first_hand or dealer is None:
         return Role.CONTEST
-    return Role.DEALER_SIDE if (seat - dealer) % 2 == 0 else Role.ATTACKERS
+    same = (seat - dealer) % 2 == 0 if fixed else seat == dealer
+    return Role.DEALER_SIDE if same else Role.ATTACKERS
 
 
-def _check_seat(seat: int) -> None:
-    if not 0 <= seat < PLAYERS:
-        raise InvalidArgumentError("seat", Problem.OUT_OF_RANGE, f"seat must be 0..{PLAYERS - 1}, got {seat}")
+def _check_seat(seat: int, seats: int = PLAYERS) -> None:
+    if not 0 <= seat < seats:
+        raise InvalidArgumentError("seat", Problem.OUT_OF_RANGE, f"seat must be 0..{seats - 1}, got {seat}")
 
 
-def _shown_elsewhere(seat: int, hand: Hand, sequence: Sequence[Declaration], bidding: Bidding) -> Hand:
-    """The copies other seats showed in accepted acts; with the seat's own cards at most two of each face,
-    and the seat's own accepted acts among its cards (shown cards stay in the hand, R10.2)."""
-    shown = [list(EMPTY_HAND) for _ in range(PLAYERS)]
+def _shown_elsewhere(
+    seat: int,
+    hand: Hand,
+    sequence: Sequence[Shown],
+    bidding: Bidding,
+    *,
+    seats: int = PLAYERS,
+    copies: int = COPIES,
+) -> Hand:
+    """The copies other seats showed in accepted acts; with the seat's own cards at most D (two on the
+    rulebooks' table) of each face, and the seat's own accepted acts among its cards (shown cards stay
+    in the hand, R10.2)."""
+    decks = copies
+    shown = [list(EMPTY_HAND) for _ in range(seats)]
     for index, (declaration, act) in enumerate(zip(sequence, bidding.acts, strict=True)):
         if act is None:
             continue
         face = declaration.cards[0]
-        copies = COPIES if act is Act.A2_REINFORCE else len(declaration.cards)
+        copies = COPIES if act is Act.A2_REINFORCE and decks == COPIES else len(declaration.cards)
         shown[declaration.seat][face] = max(shown[declaration.seat][face], copies)
         if declaration.seat == seat and hand[face] < copies:
             raise InvalidArgumentError(
@@ -227,17 +308,20 @@ def _shown_elsewhere(seat: int, hand: Hand, sequence: Sequence[Declaration], bid
                 "shown cards stay in the hand (R10.2)",
             )
     elsewhere = tuple(
-        sum(shown[other][face] for other in range(PLAYERS) if other != seat) for face in range(NUM_FACES)
+        sum(shown[other][face] for other in range(seats) if other != seat) for face in range(NUM_FACES)
     )
     for face in range(NUM_FACES):
-        if hand[face] + elsewhere[face] > COPIES:
+        if hand[face] + elsewhere[face] > decks:
             raise InvalidArgumentError(
                 "received",
                 Problem.INCONSISTENT,
                 f"{format_cards([face])}: the seat holds {hand[face]} and other seats showed"
-                f" {elsewhere[face]}; two decks hold {COPIES}",
+                f" {elsewhere[face]}; {_DECKS.get(decks, str(decks))} decks hold {decks}",
             )
     return elsewhere
+
+
+_DECKS: Final = {2: "two", 3: "three", 4: "four"}
 
 
 def _trump_faces(level: int, trump: Suit | None) -> tuple[int, ...]:
@@ -250,14 +334,15 @@ def _value(deal: _Deal, trump: Suit | None) -> float:
     honours and pairs bonus, over the trumps an average 25-card hand gets under that contract."""
     faces = _trump_faces(deal.level, trump)
     held = sum(deal.hand[face] for face in faces)
-    total = COPIES * len(faces)
+    total = deal.copies * len(faces)
     unseen_trumps = total - held - sum(deal.shown_elsewhere[face] for face in faces)
-    unseen = DECK_SIZE - deal.received - sum(deal.shown_elsewhere)
-    expected = held + (HAND_SIZE - deal.received) * max(unseen_trumps, 0) / max(unseen, 1)
+    unseen = deal.deck - deal.received - sum(deal.shown_elsewhere)
+    expected = held + (deal.size - deal.received) * max(unseen_trumps, 0) / max(unseen, 1)
     honours = sum(deal.hand[face] for face in faces if _is_honour(deal.level, face))
-    pairs = sum(1 for face in faces if deal.hand[face] == COPIES)
-    average = HAND_SIZE * total / DECK_SIZE
-    return expected / average + (HONOUR_BONUS * honours + PAIR_BONUS * pairs) / SUIT_SHARE
+    pairs = sum(1 for face in faces if deal.hand[face] >= COPIES)  # tuples too (R14.3)
+    average = deal.size * total / deal.deck
+    share = SUIT_SHARE if deal.copies == COPIES else deal.size * 18 * deal.copies / deal.deck
+    return expected / average + (HONOUR_BONUS * honours + PAIR_BONUS * pairs) / share
 
 
 def _is_honour(level: int, face: int) -> bool:
@@ -272,7 +357,7 @@ def _bar(deal: _Deal) -> float:
         Role.DEALER_SIDE: DEALER_BAR,
         Role.ATTACKERS: ATTACK_BAR,
     }[deal.role]
-    return early - (early - late) * deal.received / HAND_SIZE
+    return early - (early - late) * deal.received / deal.size
 
 
 def _own_long_suit(deal: _Deal, trump: Suit | None) -> bool:
@@ -283,7 +368,7 @@ def _own_long_suit(deal: _Deal, trump: Suit | None) -> bool:
     level_face = face_of(trump, deal.level)
     plain = [face for face in range(trump * 13, trump * 13 + 13) if face != level_face]
     held = sum(deal.hand[face] for face in plain)
-    average = deal.received * COPIES * len(plain) / DECK_SIZE
+    average = deal.received * deal.copies * len(plain) / deal.deck
     return held >= LONG_SUIT * average
 
 
@@ -296,22 +381,25 @@ def _stake(deal: _Deal) -> str:
 
 
 def _wanted(
-    deal: _Deal, seat: int, sequence: Sequence[Declaration], bidding: Bidding
+    deal: _Deal, seat: int, sequence: Sequence[Shown], bidding: Bidding
 ) -> list[tuple[tuple[int, ...], str]]:
     """The acts worth making now, best first (each still to be judged by R10)."""
     if not bidding.declared:
         return _openings(deal)
     owner = bidding.last_changer
     assert owner is not None
-    if owner != seat and owner % 2 == seat % 2:
+    if owner != seat and deal.fixed and owner % 2 == seat % 2:
         return []  # the partner's contract: never overturned
     current = bidding.contract
     reinforce: list[tuple[tuple[int, ...], str]] = []
     if owner == seat and current is not None and _single_stands(seat, sequence, bidding):
         face = face_of(current, deal.level)
-        if deal.hand[face] == COPIES:
+        if deal.hand[face] >= COPIES:
             reinforce.append(
-                ((face, face), "reinforcing its own single (A2 blocks level-pair overturns, R10.4)")
+                (
+                    (face,) * deal.hand[face],
+                    "reinforcing its own single (A2 blocks level-pair overturns, R10.4)",
+                )
             )
     if owner == seat:
         margin = SELF_OVERTURN_MARGIN
@@ -331,7 +419,7 @@ def _wanted(
     return reinforce + [(cards, why) for _, cards, why in overturns]
 
 
-def _single_stands(seat: int, sequence: Sequence[Declaration], bidding: Bidding) -> bool:
+def _single_stands(seat: int, sequence: Sequence[Shown], bidding: Bidding) -> bool:
     """Whether the contract is still the seat's own A1 single, not yet reinforced."""
     accepted = [(d, act) for d, act in zip(sequence, bidding.acts, strict=True) if act is not None]
     return bool(accepted) and accepted[-1][1] is Act.A1_SINGLE and accepted[-1][0].seat == seat
@@ -348,15 +436,16 @@ def _openings(deal: _Deal) -> list[tuple[tuple[int, ...], str]]:
             worth = _value(deal, suit)
             if worth >= bar and _own_long_suit(deal, suit):
                 why = f"{_name(suit)} worth {worth:.2f} of an average hand (bar {bar:.2f}); {_stake(deal)}"
-                if deal.hand[face] == COPIES:
-                    options.append((worth + 0.01, (face, face), why))
+                if deal.hand[face] >= COPIES:  # every copy held: the strongest showing (R14.11)
+                    options.append((worth + 0.01, (face,) * deal.hand[face], why))
                 options.append((worth, (face,), why))
     for joker in (BIG_JOKER, SMALL_JOKER):
-        if deal.hand[joker] == COPIES and deal.received >= JOKER_WAIT:
+        if deal.hand[joker] >= COPIES and deal.received >= _joker_wait(deal):
             worth = _value(deal, None)
             if worth >= bar:
                 why = f"no-trump worth {worth:.2f} of an average hand (bar {bar:.2f}); {_stake(deal)}"
-                options.append((worth + (0.02 if joker == BIG_JOKER else 0.01), (joker, joker), why))
+                cards = (joker,) * deal.hand[joker]
+                options.append((worth + (0.02 if joker == BIG_JOKER else 0.01), cards, why))
     options.sort(key=lambda option: -option[0])
     return [(cards, why) for _, cards, why in options]
 
@@ -365,36 +454,41 @@ def _pairs(deal: _Deal) -> list[tuple[tuple[int, ...], Suit | None]]:
     """The overturning pairs the seat holds: level pairs (their suit) and joker pairs (no-trump), the big
     jokers first (stage 4 ends the bidding, R10.4)."""
     found: list[tuple[tuple[int, ...], Suit | None]] = [
-        ((face_of(suit, deal.level),) * COPIES, suit)
+        ((face_of(suit, deal.level),) * deal.hand[face_of(suit, deal.level)], suit)
         for suit in Suit
-        if deal.hand[face_of(suit, deal.level)] == COPIES
+        if deal.hand[face_of(suit, deal.level)] >= COPIES
     ]
-    if deal.received >= JOKER_WAIT:
-        found += [((joker, joker), None) for joker in (BIG_JOKER, SMALL_JOKER) if deal.hand[joker] == COPIES]
+    if deal.received >= _joker_wait(deal):
+        found += [
+            ((joker,) * deal.hand[joker], None)
+            for joker in (BIG_JOKER, SMALL_JOKER)
+            if deal.hand[joker] >= COPIES
+        ]
     return found
 
 
+def _joker_wait(deal: _Deal) -> int:
+    """:data:`JOKER_WAIT` of a 25-card hand, as the same share of the table's hand (R14.2)."""
+    return JOKER_WAIT * deal.size // HAND_SIZE
+
+
 def _accepted(
-    rules: Rules, deal: _Deal, seat: int, sequence: Sequence[Declaration], cards: tuple[int, ...]
+    rules: Rules, deal: _Deal, seat: int, sequence: Sequence[Shown], cards: tuple[int, ...]
 ) -> Act | None:
     """R10 decides: the act ``cards`` makes after the deal's acts, or None when it would be rejected."""
-    attempt = Declaration(seat=seat, cards=cards, hand=deal.hand)
-    result = resolve_declarations(
-        rules=rules,
-        level=deal.level,
-        sequence=[*sequence, attempt],
-        first_hand=deal.first_hand,
-        dealer=deal.dealer,
+    attempt: Shown = (
+        Declaration(seat=seat, cards=cards, hand=deal.hand) if rules.rulebook_table else TableAct(seat, cards)
     )
+    result = _resolve(rules, deal.level, [*sequence, attempt], first_hand=deal.first_hand, dealer=deal.dealer)
     return result.acts[-1]
 
 
 def _why_not(deal: _Deal, seat: int, bidding: Bidding) -> str:
     owner = bidding.last_changer
-    if owner is not None and owner != seat and owner % 2 == seat % 2:
+    if owner is not None and owner != seat and deal.fixed and owner % 2 == seat % 2:
         return "strong: nothing; the partner's contract stands"
     held = any(deal.hand[face_of(suit, deal.level)] for suit in Suit) or any(
-        deal.hand[joker] == COPIES for joker in (SMALL_JOKER, BIG_JOKER)
+        deal.hand[joker] >= COPIES for joker in (SMALL_JOKER, BIG_JOKER)
     )
     if not held:
         return "strong: nothing; no level card or joker pair to show"

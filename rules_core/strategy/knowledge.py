@@ -8,8 +8,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
-from rules_core.cards import BOTTOM_SIZE, FULL_DECK, HAND_SIZE, NUM_FACES, PLAYERS, POINTS, Hand
-from rules_core.rules import Rules
+from rules_core.cards import NUM_FACES, POINTS, Hand, deal_sizes
+from rules_core.friends import call_count
+from rules_core.rules import Partners, Rules
 from rules_core.trump import TRUMP, TrumpContext
 
 MASTER: Final = 1.5
@@ -36,7 +37,7 @@ class SeatView:
     """What one seat at a real table knows when it is its turn to play."""
 
     seat: int
-    """0..3, the seat to play."""
+    """0..N-1, the seat to play (N = ``rules.seats``)."""
     hand: Hand
     """Its count vector (``rules_core.cards.Hand``)."""
     leader: int
@@ -46,14 +47,24 @@ class SeatView:
     dealer: int | None = None
     """The dealer seat, when known."""
     tricks: tuple[tuple[int, tuple[tuple[int, ...], ...]], ...] = ()
-    """Finished tricks: (leader, four plays in play order)."""
+    """Finished tricks: (leader, one play per seat in play order)."""
     attacker_points: int | None = None
     """The attackers' points so far, when known."""
     bottom: tuple[int, ...] = ()
-    """The 8 buried cards, when the seat is the dealer."""
+    """The buried cards (the table's bottom size, R11, R14.2), when the seat is the dealer."""
     shown: tuple[tuple[int, tuple[int, ...]], ...] = ()
     """What the bidding showed that other seats still hold: (seat, faces once per copy), shown and not
     yet played (R10.2; ``rules_core.strategy.shown``). The dealer's may be in the bottom instead (R11)."""
+    allies: frozenset[int] = frozenset()
+    """Finding friends (R15): seats besides the dealer known to be on the dealer's side (friends who
+    joined, R15.5-R15.6, and the seat itself when it holds a called copy it will play). Ignored under
+    fixed partners, where every other seat is a partner (R1.5, R14.9)."""
+    unfound: int | None = None
+    """Finding friends: how many friends may still join (None: the ruleset's call count less the allies);
+    0 makes every seat outside the dealer's side a known attacker (R15.8)."""
+    settled: bool = False
+    """Finding friends: the seat knows its own side (on it when in ``allies``, else an attacker: it holds
+    no called copy that can still make it a friend)."""
 
 
 @dataclass(slots=True)
@@ -81,29 +92,80 @@ class Knowledge:
     loose: int | None = None
     """The seat whose pinned cards may be in the bottom instead (the dealer, when another seat asks: he
     may have buried them, R11); every other seat holds its pinned cards."""
+    seats: int = 4
+    """N, the table's seats (R14.1)."""
+    bottom_size: int = 8
+    """The bottom's size (R1.6, R14.2)."""
+    kin: list[list[float]] = field(default_factory=list)
+    """Seat → seat → +1 same side, -1 opposite sides, between for sides not yet known (finding friends:
+    2 P(same side) - 1). Under fixed partners exactly ±1 (R1.5, R14.9)."""
+    dealer_side: list[float] = field(default_factory=list)
+    """Seat → the chance it is on the dealer's side (1 or 0 under fixed partners with the dealer known)."""
+    exact: bool = True
+    """Every side is known (fixed partners, or finding friends with every friend found and the seat's own
+    side known): the scores read the sides as certain."""
 
 
 def partners(a: int, b: int) -> bool:
-    """Partners sit opposite (R1.5)."""
+    """Fixed partners are every other seat (R1.5, R14.9: opposite on four seats)."""
     return (a - b) % 2 == 0
 
 
-def infer_dealer(view: SeatView, cards_left: int) -> int | None:
+def allied(info: Knowledge, a: int, b: int) -> bool:
+    """Whether seats ``a`` and ``b`` are on one side as far as the seat knows (fixed partners: every
+    other seat; finding friends: both known on the dealer's side, or both known attackers)."""
+    return info.kin[a][b] > 0.5
+
+
+def infer_dealer(view: SeatView, cards_left: int, hand_size: int = 25) -> int | None:
     """The dealer when the view names it, else the first trick's leader (R4.1: the dealer leads it)."""
     if view.dealer is not None:
         return view.dealer
     if view.tricks:
         return view.tricks[0][0]
-    if cards_left == HAND_SIZE:  # nothing played by this seat yet: this is the first trick
+    if cards_left == hand_size:  # nothing played by this seat yet: this is the first trick
         return view.leader
     return None
+
+
+def sides(rules: Rules, view: SeatView, dealer: int | None) -> tuple[list[list[float]], list[float], bool]:
+    """The kinship matrix, each seat's chance of the dealer's side, and whether every side is known.
+
+    Fixed partners: every other seat (R1.5, R14.9). Finding friends (R15): the dealer and ``view.allies``
+    are on the dealer's side; the seat itself when ``view.settled`` says so; each other seat with an
+    equal share of the friends still to join (R15.2, R15.5); none left, every other seat attacks."""
+    n = rules.seats
+    if rules.partners is Partners.FIXED:
+        kin = [[1.0 if (a - b) % 2 == 0 else -1.0 for b in range(n)] for a in range(n)]
+        if dealer is None:
+            return kin, [0.5] * n, False
+        return kin, [1.0 if (s - dealer) % 2 == 0 else 0.0 for s in range(n)], True
+    known = set(view.allies)
+    if dealer is not None:
+        known.add(dealer)
+    unfound = view.unfound
+    if unfound is None:
+        unfound = max(0, call_count(rules) - len(known - {dealer}))
+    open_seats = [s for s in range(n) if s not in known and not (view.settled and s == view.seat)]
+    share = min(1.0, unfound / len(open_seats)) if open_seats else 0.0
+    side = [1.0 if s in known else share if s in open_seats else 0.0 for s in range(n)]
+    if dealer is None:
+        side = [0.5] * n
+    kin = [
+        [1.0 if a == b else 2 * (side[a] * side[b] + (1 - side[a]) * (1 - side[b])) - 1 for b in range(n)]
+        for a in range(n)
+    ]
+    exact = dealer is not None and all(p in (0.0, 1.0) for p in side)
+    return kin, side, exact
 
 
 def knowledge(ctx: TrumpContext, rules: Rules, view: SeatView) -> Knowledge:
     """Card counting over the view: unseen cards, voids, hand sizes and card values."""
     hand = view.hand
-    unseen = [FULL_DECK[f] - hand[f] for f in range(NUM_FACES)]
-    voids = [[False] * 5 for _ in range(PLAYERS)]
+    n_seats, copies = rules.seats, rules.decks
+    hand_size, bottom_size = deal_sizes(copies, n_seats)
+    unseen = [copies - hand[f] for f in range(NUM_FACES)]
+    voids = [[False] * 5 for _ in range(n_seats)]
     category = ctx.category
 
     def see(leader: int, plays: Sequence[Sequence[int]]) -> None:
@@ -116,21 +178,21 @@ def knowledge(ctx: TrumpContext, rules: Rules, view: SeatView) -> Knowledge:
                 if unseen[face] > 0:
                     unseen[face] -= 1
             if offset and sum(1 for face in play if category[face] == cat) < n:
-                voids[(leader + offset) % PLAYERS][cat] = True
+                voids[(leader + offset) % n_seats][cat] = True
 
     for leader, plays in view.tricks:
         see(leader, plays)
     see(view.leader, view.plays)
     my_size = sum(hand)
-    dealer = infer_dealer(view, my_size)
-    known = dealer == view.seat and len(view.bottom) == BOTTOM_SIZE
+    dealer = infer_dealer(view, my_size, hand_size)
+    known = dealer == view.seat and len(view.bottom) == bottom_size
     if known:
         for face in view.bottom:
             if unseen[face] > 0:
                 unseen[face] -= 1
-    played_now = {(view.leader + i) % PLAYERS for i in range(len(view.plays))}
+    played_now = {(view.leader + i) % n_seats for i in range(len(view.plays))}
     n_now = len(view.plays[0]) if view.plays else 0
-    sizes = [my_size - (n_now if s in played_now else 0) for s in range(PLAYERS)]
+    sizes = [my_size - (n_now if s in played_now else 0) for s in range(n_seats)]
     sizes[view.seat] = my_size
     pinned: dict[int, list[int]] = {}
     if view.shown:  # R10.2: shown cards stay with their seat until it plays them
@@ -154,9 +216,26 @@ def knowledge(ctx: TrumpContext, rules: Rules, view: SeatView) -> Knowledge:
                     held[face] += counts[face]
         pool = sum(unseen) - sum(held)
         pool_points = sum(POINTS[f] * (unseen[f] - held[f]) for f in range(NUM_FACES))
-        bottom_points = pool_points * BOTTOM_SIZE / pool if pool > 0 else 0.0
+        bottom_points = pool_points * bottom_size / pool if pool > 0 else 0.0
+    kin, dealer_side, exact = sides(rules, view, dealer)
     info = Knowledge(
-        ctx, rules, view.seat, dealer, unseen, voids, sizes, bottom_points, [], known, pinned, loose
+        ctx,
+        rules,
+        view.seat,
+        dealer,
+        unseen,
+        voids,
+        sizes,
+        bottom_points,
+        [],
+        known,
+        pinned,
+        loose,
+        n_seats,
+        bottom_size,
+        kin,
+        dealer_side,
+        exact,
     )
     info.value = values(info, hand)
     return info
@@ -166,7 +245,7 @@ def values(info: Knowledge, hand: Hand) -> list[float]:
     """What one copy of each held face is worth for later tricks (in points): masters and trumps most."""
     ctx, unseen = info.ctx, info.unseen
     value = [0.0] * NUM_FACES
-    opponents = [s for s in range(PLAYERS) if not partners(s, info.seat)]
+    opponents = [s for s in range(info.seats) if not allied(info, s, info.seat)]
     for cat in range(5):
         faces = ctx.faces[cat]  # strongest first
         left = sum(unseen[f] for f in faces)
@@ -189,13 +268,13 @@ def values(info: Knowledge, hand: Hand) -> list[float]:
                         v = TRUMP_BASE + TRUMP_TOP / (1 + higher)
                     else:
                         v = MASTER / (1 + higher) ** DECAY * (1 - risk)
-                    if hand[face] == 2:
+                    if hand[face] >= 2:
                         v += PAIR_BONUS  # a pair wins pair leads and meets follow obligations
                     value[face] = v
             higher += sum(unseen[f] for f in faces[i:j])
             i = j
     if POINT_FATE and info.dealer is not None:
-        sign = POINT_FATE if (info.seat - info.dealer) % 2 == 1 else -POINT_FATE
+        sign = POINT_FATE * (1 - 2 * info.dealer_side[info.seat])  # +: an attacker, -: the dealer's side
         for face in range(NUM_FACES):
             if hand[face] and POINTS[face]:
                 value[face] += sign * POINTS[face]
@@ -211,7 +290,7 @@ def cost(info: Knowledge, hand: Hand, play: Sequence[int]) -> float:
         seen[face] = seen.get(face, 0) + 1
         total += value[face]
     for face, count in seen.items():
-        if count == 1 and hand[face] == 2:
+        if count < hand[face]:
             total += SPLIT
     if VOIDING and play:
         category = info.ctx.category

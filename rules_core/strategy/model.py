@@ -67,6 +67,8 @@ def model_follow(
     strength = ctx.strength
     own = [f for f in weakest_first(ctx, cat) if hand[f]]  # distinct faces, weakest first
     shape = lead.components[0].pairs if len(lead.components) == 1 else -1
+    if shape == 1 and lead.size > 2:  # a lone triple or quadruple (R14.3): followed as a longer lead
+        shape = -1
     if shape == 0:
         if own:
             if partner_winning:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from rules_core.cards import BOTTOM_SIZE, NUM_FACES
+from rules_core.cards import NUM_FACES
 from rules_core.strategy.knowledge import Knowledge
 
 Layout = dict[int, list[int]]
@@ -90,7 +90,7 @@ def _pin(
                 unseen[face] -= 1
                 if i is not None and room[i] > 0:
                     buried = seat == info.loose and rest > 0
-                    if not buried or rng.random() * (room[i] + min(rest, BOTTOM_SIZE)) < room[i]:
+                    if not buried or rng.random() * (room[i] + min(rest, info.bottom_size)) < room[i]:
                         hands[i][face] += 1
                         room[i] -= 1
                         continue

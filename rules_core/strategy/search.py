@@ -14,13 +14,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from rules_core.cards import NUM_FACES, PLAYERS, POINTS, Hand, contains
-from rules_core.component import Component
+from rules_core.cards import NUM_FACES, POINTS, Hand, contains
+from rules_core.component import Component, width
 from rules_core.follow import check_follow
 from rules_core.legal_plays import legal_plays
 from rules_core.rules import DigShape, Rules
 from rules_core.shapes import Decomposition, decompose, runs
-from rules_core.strategy.knowledge import Knowledge, SeatView, cost, knowledge, partners
+from rules_core.strategy.knowledge import Knowledge, SeatView, allied, cost, knowledge
 from rules_core.strategy.model import model_follow, model_lead
 from rules_core.strategy.sampling import Layout, sample
 from rules_core.trick import Standing, advance, dig_multiplier, opening, standing_of
@@ -104,11 +104,13 @@ def winning_play(ctx: TrumpContext, rules: Rules, plays: Sequence[Sequence[int]]
 
 
 def _beatable(ctx: TrumpContext, unseen: list[int], cat: int, comp: Component) -> bool:
-    """Whether some unseen cards could beat ``comp`` (R4.4); the other hands are a part of them."""
+    """Whether some unseen cards could beat ``comp`` (R4.4, R14.5: the same width and rungs, stronger);
+    the other hands are a part of them."""
     strength = ctx.strength
     if comp.pairs == 0:
         return any(unseen[f] and strength[f] > comp.top for f in ctx.faces[cat])
-    pairs = [f for f in ctx.faces[cat] if unseen[f] == 2]
+    w = width(comp)
+    pairs = [f for f in ctx.faces[cat] if unseen[f] >= w]
     if comp.pairs == 1:
         return any(strength[f] > comp.top for f in pairs)
     return any(length >= comp.pairs and top > comp.top for top, length in runs(strength[f] for f in pairs))
@@ -127,13 +129,13 @@ def _lead_candidates(info: Knowledge, hand: Hand) -> list[tuple[int, ...]]:
         found.append((2 if not _beatable(ctx, unseen, cat, decompose(ctx, top).components[0]) else 4, top))
         low = min(reversed(held), key=lambda f: (POINTS[f] > 0, ctx.strength[f]))
         found.append((3, (low,)))
-        pairs = [f for f in held if hand[f] == 2]
+        pairs = [f for f in held if hand[f] >= 2]  # tuples (R14.3): a pair on two decks
         if pairs:
-            found.append((2, (pairs[0], pairs[0])))
+            found.append((2, (pairs[0],) * hand[pairs[0]]))
             if pairs[-1] != pairs[0]:
-                found.append((5, (pairs[-1], pairs[-1])))
+                found.append((5, (pairs[-1],) * hand[pairs[-1]]))
             if len(pairs) >= 2:
-                for comp in decompose(ctx, [f for f in pairs for _ in (0, 1)]).components:
+                for comp in decompose(ctx, [f for f in pairs for _ in range(hand[f])]).components:
                     if comp.pairs >= 2:
                         found.append((1, comp.cards))
         whole = [f for f in held for _ in range(hand[f])]
@@ -157,16 +159,17 @@ def _dedupe(plays: Sequence[Sequence[int]]) -> list[tuple[int, ...]]:
 def _follow_candidates(info: Knowledge, hand: Hand, lead: tuple[int, ...]) -> list[tuple[int, ...]]:
     """The engine's weakest-first follows plus constructed strong ones, each checked legal (R5)."""
     ctx = info.ctx
-    listed = legal_plays(ctx, hand=hand, lead=lead, limit=FOLLOW_LISTING).plays
+    decks = info.rules.decks
+    listed = legal_plays(ctx, hand=hand, lead=lead, limit=FOLLOW_LISTING, decks=decks).plays
     n = len(lead)
     cat = ctx.category[lead[0]]
     own = [f for f in ctx.faces[cat] for _ in range(hand[f])]  # strongest first
     extra: list[list[int]] = []
     if len(own) >= n:
         extra.append(own[:n])  # the strongest cards of the category
-        pairs = [f for f in ctx.faces[cat] if hand[f] == 2]
-        if n == 2 and pairs:
-            extra.append([pairs[0], pairs[0]])
+        pairs = [f for f in ctx.faces[cat] if hand[f] >= n]
+        if 2 <= n <= decks and pairs:  # a tuple of the lead's size (a pair on two decks)
+            extra.append([pairs[0]] * n)
         pointed = sorted(own, key=lambda f: (-POINTS[f], ctx.strength[f]))
         extra.append(pointed[:n])
     else:
@@ -178,7 +181,7 @@ def _follow_candidates(info: Knowledge, hand: Hand, lead: tuple[int, ...]) -> li
         if len(trumps) >= need:
             extra.append(own + trumps[:need])  # strongest trumps
             extra.append(own + trumps[len(trumps) - need :])  # weakest trumps
-            tpairs = [f for f in ctx.faces[TRUMP] if hand[f] == 2]
+            tpairs = [f for f in ctx.faces[TRUMP] if hand[f] >= 2]
             structured = [f for f in reversed(tpairs) for _ in (0, 1)][: need - need % 2]
             if structured:
                 fill = [f for f in reversed(trumps) if f not in structured][: need - len(structured)]
@@ -191,7 +194,7 @@ def _follow_candidates(info: Knowledge, hand: Hand, lead: tuple[int, ...]) -> li
     out = list(listed)
     for play in extra:
         legal = len(play) == n and contains(hand, play)
-        if legal and isinstance(check_follow(ctx, hand=hand, lead=lead, play=play), Legal):
+        if legal and isinstance(check_follow(ctx, hand=hand, lead=lead, play=play, decks=decks), Legal):
             out.append(tuple(play))
     return _dedupe(out)
 
@@ -211,23 +214,29 @@ def _trick_value(
 ) -> tuple[float, float]:
     """The trick's worth for the seat's side (attackers' points signed, dig included, plus tempo), and
     what one more point in it would be worth to the side (+1, -1 or 0; ±0.5 with the dealer unknown)."""
-    winner = (leader + best) % PLAYERS
+    winner = (leader + best) % info.seats
     points = 0.0
     for play in plays:
         for f in play:
             points += POINTS[f]
-    mine = partners(winner, info.seat)
+    mine = allied(info, winner, info.seat)
     tempo = 0.0 if last or not tempo_counts else TEMPO if mine else -TEMPO
     if info.dealer is None:
         coef = 0.5 if mine else -0.5
         return points * coef + tempo, coef
-    attacker_wins = (winner - info.dealer) % 2 == 1
-    if last and attacker_wins:
+    side = info.dealer_side
+    attacking = 1.0 - side[winner]  # R8.2, R15.8: the attackers score what they win
+    if last and attacking:
         rules = info.rules
         shape = lead if rules.dig_shape is DigShape.LEAD else decompose(info.ctx, plays[best])
-        points += info.bottom_points * dig_multiplier(rules, shape.top_grade)
-    sign = 1.0 if (info.seat - info.dealer) % 2 == 1 else -1.0
-    coef = sign if attacker_wins else 0.0
+        top = shape.components[0] if shape.components else None  # R8.4, R14.9: k rungs of w copies
+        grade = (top.pairs, width(top)) if top is not None else (0, 2)
+        points += info.bottom_points * dig_multiplier(rules, *grade)
+    if info.exact:
+        sign = 1.0 if side[info.seat] == 0.0 else -1.0
+        coef = sign if attacking else 0.0
+    else:  # finding friends with sides still open: the expected share, signed by the seat's own chance
+        coef = (1.0 - 2.0 * side[info.seat]) * attacking
     return points * coef + tempo, coef
 
 
@@ -247,18 +256,19 @@ def _simulate(
     the hand with the model for all four seats and add its worth (the dig included at the last trick)."""
     ctx, rules = info.ctx, info.rules
     trick = list(plays)
-    if len(plays) < PLAYERS:
+    n = info.seats
+    if len(plays) < n:
         assert layout is not None
         points = sum(POINTS[f] for play in trick for f in play)
-        for offset in range(len(trick), PLAYERS):
-            seat = (leader + offset) % PLAYERS
-            winner = (leader + standing.best) % PLAYERS
+        for offset in range(len(trick), n):
+            seat = (leader + offset) % n
+            winner = (leader + standing.best) % n
             play = model_follow(
                 ctx,
                 rules,
                 layout[seat],
                 lead,
-                partner_winning=partners(seat, winner),
+                partner_winning=allied(info, seat, winner),
                 standing=standing,
                 trick_points=points,
             )
@@ -271,12 +281,12 @@ def _simulate(
         return value + _spent(info, leader, trick), coef
     hands = {s: list(h) for s, h in layout.items()}
     hands[info.seat] = rollout
-    for offset in range(len(plays), PLAYERS):  # the modelled seats' cards of this trick leave their hands
-        seat = (leader + offset) % PLAYERS
+    for offset in range(len(plays), n):  # the modelled seats' cards of this trick leave their hands
+        seat = (leader + offset) % n
         if seat != info.seat:
             for f in trick[offset]:
                 hands[seat][f] = max(0, hands[seat][f] - 1)
-    return value + _rollout(info, hands, (leader + standing.best) % PLAYERS), coef
+    return value + _rollout(info, hands, (leader + standing.best) % n), coef
 
 
 def _spent(info: Knowledge, leader: int, trick: Sequence[Sequence[int]]) -> float:
@@ -286,14 +296,14 @@ def _spent(info: Knowledge, leader: int, trick: Sequence[Sequence[int]]) -> floa
     category = info.ctx.category
     total = 0.0
     fate = 0.0
-    if info.dealer is not None:
-        fate = -OTHERS_FATE if (info.seat - info.dealer) % 2 == 1 else OTHERS_FATE
+    if info.dealer is not None:  # an attacker's (chance of the dealer's side 0): -OTHERS_FATE
+        fate = -OTHERS_FATE * (1.0 - 2.0 * info.dealer_side[info.seat])
     for offset, play in enumerate(trick):
-        seat = (leader + offset) % PLAYERS
+        seat = (leader + offset) % info.seats
         if seat == info.seat:
             continue
         n = sum(1 for f in play if category[f] == TRUMP)
-        total += -n * TRUMP_DRAWN if partners(seat, info.seat) else n * TRUMP_DRAWN
+        total += -n * TRUMP_DRAWN * info.kin[seat][info.seat]
         total += fate * sum(POINTS[f] for f in play)
     return total
 
@@ -302,6 +312,7 @@ def _rollout(info: Knowledge, hands: dict[int, list[int]], leader: int) -> float
     """The worth for the seat's side of the rest of the hand, every seat played by the model (no tempo:
     the hand ends), the dig included at the last trick (R8.3)."""
     ctx, rules = info.ctx, info.rules
+    n = info.seats
     total = 0.0
     while sum(hands[leader]):
         first = model_lead(ctx, hands[leader])
@@ -309,15 +320,15 @@ def _rollout(info: Knowledge, hands: dict[int, list[int]], leader: int) -> float
         standing = opening(lead)
         trick: list[tuple[int, ...]] = [tuple(first)]
         points = sum(POINTS[f] for f in first)
-        for offset in range(1, PLAYERS):
-            seat = (leader + offset) % PLAYERS
-            winner = (leader + standing.best) % PLAYERS
+        for offset in range(1, n):
+            seat = (leader + offset) % n
+            winner = (leader + standing.best) % n
             play = model_follow(
                 ctx,
                 rules,
                 hands[seat],
                 lead,
-                partner_winning=partners(seat, winner),
+                partner_winning=allied(info, seat, winner),
                 standing=standing,
                 trick_points=points,
             )
@@ -326,13 +337,13 @@ def _rollout(info: Knowledge, hands: dict[int, list[int]], leader: int) -> float
             points += sum(POINTS[f] for f in play)
             trick.append(tuple(play))
         for offset, cards in enumerate(trick):
-            hand = hands[(leader + offset) % PLAYERS]
+            hand = hands[(leader + offset) % n]
             for f in cards:
                 hand[f] = max(0, hand[f] - 1)
         last = not sum(hands[leader])
         value, _ = _trick_value(info, leader, trick, lead, best=standing.best, last=last, tempo_counts=False)
         total += value
-        leader = (leader + standing.best) % PLAYERS
+        leader = (leader + standing.best) % n
     return total
 
 
@@ -341,9 +352,10 @@ def _layouts(
 ) -> list[Layout | None]:
     """``budget`` layouts of the seats still to play after this one (one empty layout when none are),
     or of all three other seats when the hand is rolled out (``everyone``)."""
+    n = info.seats
     if everyone:
-        return [sample(info, rng, [s for s in range(PLAYERS) if s != view.seat]) for _ in range(budget)]
-    to_play = [(view.leader + i) % PLAYERS for i in range(len(view.plays) + 1, PLAYERS)]
+        return [sample(info, rng, [s for s in range(n) if s != view.seat]) for _ in range(budget)]
+    to_play = [(view.leader + i) % n for i in range(len(view.plays) + 1, n)]
     if not to_play:
         return [None]
     return [sample(info, rng, to_play) for _ in range(budget)]
@@ -413,7 +425,7 @@ def _score(
     hand = view.hand
     rolling = _rolls_out(view)
     layouts = _layouts(info, view, rng, budget, everyone=rolling)
-    work = Work(ceiling=MAX_WORK)
+    work = Work(ceiling=MAX_WORK * 3 // (info.seats - 1))  # a trick of N plays models N - 1 seats
     if rolling:  # the rest of the hand is simulated: no shared representative, no value of cards kept
         per = (TRICK_WORK + 1) * sum(hand)
         shown = min(len(candidates), MAX_CANDIDATES)

@@ -3,9 +3,9 @@ hand until it plays them (R10.2), so the sampling of the unseen cards keeps them
 
 The facts come from ``HandSoFar.declarations``: each act's seat and shown cards, public at the table.
 They are checked to be a bidding a real deal can have: every act one ValidateDeclaration accepts after
-the acts before it (R10.3, R10.4), the contract they end in the request's, seats 0..3, the asking seat's
-own shown cards among the cards it holds, played or (as the dealer) buried, and no third copy across
-the shown cards still held and everything else of the request.
+the acts before it (R10.3, R10.4; R14.11 on another table), the contract they end in the request's, seats
+of the table, the asking seat's own shown cards among the cards it holds, played or (as the dealer)
+buried, and no copy past D across the shown cards still held and everything else of the request.
 
 **Ruling (what the bidding does not show).** The sampling infers nothing from an act *not* made. A seat
 that could have overturned and did not may still hold the pair: R10 never obliges a declaration (R10.1,
@@ -22,8 +22,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from rules_core.bidding import Act, Declaration, resolve_declarations
-from rules_core.cards import COPIES, HAND_SIZE, NUM_FACES, PLAYERS, Deck, Hand, format_cards
+from rules_core.bidding import Act, Declaration, declare, resolve_declarations
+from rules_core.cards import COPIES, NUM_FACES, Deck, Hand, deal_sizes, format_cards
 from rules_core.errors import InvalidArgumentError, Problem
 from rules_core.rules import Rules
 from rules_core.seating import SeatCards, seat_in_range
@@ -56,11 +56,16 @@ def shown_by_seat(
         return ()
     where = f"{path}.declarations"
     sequence = []
+    seats = rules.seats
     for i, (who, cards) in enumerate(acts):
-        seat_in_range(who, f"{where}[{i}].seat")
+        seat_in_range(who, f"{where}[{i}].seat", seats)
         sequence.append(Declaration(seat=who, cards=tuple(cards), hand=None))
     try:
-        bidding = resolve_declarations(rules=rules, level=ctx.level, sequence=sequence, first_hand=True)
+        if rules.rulebook_table:
+            bidding = resolve_declarations(rules=rules, level=ctx.level, sequence=sequence, first_hand=True)
+        else:  # R14.11: declarations of up to D copies
+            shown = [(d.seat, d.cards, None) for d in sequence]
+            bidding = declare(rules=rules, level=ctx.level, acts=shown, first_hand=True)
     except InvalidArgumentError as error:
         raise error.within(where) from None
     for rejection in bidding.rejections:
@@ -76,11 +81,11 @@ def shown_by_seat(
             f"these acts end in contract {_name(bidding.contract)}, but the request's contract is "
             f"{_name(ctx.trump)} (R10.3)",
         )
-    known = [[0] * NUM_FACES for _ in range(PLAYERS)]
+    known = [[0] * NUM_FACES for _ in range(seats)]
     first: dict[tuple[int, int], int] = {}
     for i, (declaration, act) in enumerate(zip(sequence, bidding.acts, strict=True)):
         face = declaration.cards[0]
-        copies = COPIES if act is Act.A2_REINFORCE else len(declaration.cards)
+        copies = COPIES if act is Act.A2_REINFORCE and rules.rulebook_table else len(declaration.cards)
         held = known[declaration.seat]
         held[face] = max(held[face], copies)
         first.setdefault((declaration.seat, face), i)
@@ -99,7 +104,7 @@ def shown_by_seat(
                     "buried them: shown cards stay in the hand (R10.2)",
                 )
     facts = []
-    for other in range(PLAYERS):
+    for other in range(seats):
         if other == seat:
             continue
         still: list[int] = []
@@ -114,15 +119,18 @@ def shown_by_seat(
 
 
 def played_by_seat(
-    tricks: Sequence[tuple[int, Sequence[Sequence[int]]]], leader: int, plays: Sequence[Sequence[int]]
+    tricks: Sequence[tuple[int, Sequence[Sequence[int]]]],
+    leader: int,
+    plays: Sequence[Sequence[int]],
+    seats: int = 4,
 ) -> tuple[list[list[int]], list[int]]:
-    """Per seat, the count vector of every card it played in ``tricks`` and the trick so far, and how
-    many cards that is."""
-    played = [[0] * NUM_FACES for _ in range(PLAYERS)]
-    sizes = [0] * PLAYERS
+    """Per seat of ``seats``, the count vector of every card it played in ``tricks`` and the trick so
+    far, and how many cards that is."""
+    played = [[0] * NUM_FACES for _ in range(seats)]
+    sizes = [0] * seats
     for first, trick in [*tricks, (leader, plays)]:
         for offset, play in enumerate(trick):
-            who = (first + offset) % PLAYERS
+            who = (first + offset) % seats
             counts = played[who]
             for face in play:
                 counts[face] += 1
@@ -139,7 +147,7 @@ def with_bidding(ctx: TrumpContext, rules: Rules, view: SeatView, acts: Sequence
     view (for a game loop that builds its views itself, such as self-play and the tournament)."""
     if not acts:
         return view
-    played, counts = played_by_seat(view.tricks, view.leader, view.plays)
+    played, counts = played_by_seat(view.tricks, view.leader, view.plays, rules.seats)
     shown = shown_by_seat(
         ctx,
         rules,
@@ -147,10 +155,10 @@ def with_bidding(ctx: TrumpContext, rules: Rules, view: SeatView, acts: Sequence
         seat=view.seat,
         hand=view.hand,
         played=played,
-        complete=counts[view.seat] + sum(view.hand) == HAND_SIZE,
+        complete=counts[view.seat] + sum(view.hand) == deal_sizes(rules.decks, rules.seats)[0],
         bottom=view.bottom,
         dealer=view.dealer,
-        deck=Deck(),
+        deck=Deck(rules.decks),
         path="declarations",
     )
     return replace(view, shown=shown)

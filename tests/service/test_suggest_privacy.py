@@ -12,7 +12,7 @@ import grpc
 import pytest
 from wire import RPC_TIMEOUT, message, names, rejected
 
-from rules_core.cards import PLAYERS
+from rules_core.cards import PLAYERS, deal_sizes
 from tractor.rules.v1 import rules_service_pb2 as pb
 from tractor.rules.v1 import rules_service_pb2_grpc
 from tractor.rules.v1 import types_pb2 as t
@@ -136,14 +136,16 @@ def test_suggest_play_refuses_the_bottom_from_any_seat_but_the_dealer(
     stub: Stub, ruleset: dict[str, Any]
 ) -> None:
     """R11: the buried cards are the dealer's alone. Seat 1 asks with the dealer's bottom: refused,
-    naming ``hand_so_far.bottom``; as the dealer (seat 1 dealing) the same bottom is its own and answered."""
+    naming ``hand_so_far.bottom``; as the dealer (seat 1 dealing) the same bottom is its own and answered.
+    The bottom is the table's size (R14.2: six cards of three decks at six seats)."""
+    size = deal_sizes(ruleset.get("decks", 2), ruleset.get("seats", PLAYERS))[1]
     body = {
         "ruleset": ruleset,
         "level": "RANK_5",
         "contract": "CONTRACT_SPADES",
         "seat": 1,
         "hand": names("HA HK"),
-        "hand_so_far": {"dealer": 0, "bottom": names("C3 C4 C6 C7 C8 C9 D3 D4")},
+        "hand_so_far": {"dealer": 0, "bottom": names("C3 C4 C6 C7 C8 C9 D3 D4")[:size]},
     }
     request = message(pb.SuggestPlayRequest, body)
     code, violations = rejected(stub.SuggestPlay, request)

@@ -44,8 +44,9 @@ _SIZES = {(3, 6): (26, 6), (4, 8): (26, 8), (2, 6): (17, 6)}
 
 @pytest.mark.parametrize(("decks", "seats", "partners"), TABLES)
 def test_a_trick_by_suggestions(stub: Stub, decks: int, seats: int, partners: str) -> None:
-    """R14.5, R14.6: every seat's listing holds only legal plays and its suggestion is legal, checked by
-    ValidatePlay against the other hands as they are."""
+    """R14.5, R14.6: every seat's listing, unranked and ranked by the strong evaluation, holds only legal
+    plays and its suggestion (the strong policy's, so labelled) is legal, checked by ValidatePlay against
+    the other hands as they are."""
     rng = random.Random(decks * 10 + seats)
     size, _ = _SIZES[(decks, seats)]
     table = _table(decks, seats, partners)
@@ -60,7 +61,19 @@ def test_a_trick_by_suggestions(stub: Stub, decks: int, seats: int, partners: st
             others = (
                 [{"seat": s, "cards": names(hands[s])} for s in range(seats) if s != i] if not plays else []
             )
-            candidates = [*[list(p.cards) for p in listing.plays][:4], list(suggestion.cards)]
+            ranked = call(
+                stub.ListLegalPlays,
+                message(pb.ListLegalPlaysRequest, {**turn, "max_plays": 12, "rank": True}),
+            )
+            assert suggestion.policy == pb.PLAY_POLICY_STRONG and suggestion.reason.startswith("strong:")
+            assert all(p.HasField("score") for p in ranked.plays)  # the strong evaluation, every table
+            scores = [p.score for p in ranked.plays]
+            assert scores == sorted(scores, reverse=True)
+            candidates = [
+                *[list(p.cards) for p in listing.plays][:4],
+                *[list(p.cards) for p in ranked.plays][:2],
+                list(suggestion.cards),
+            ]
             assert listing.plays and len(listing.plays) <= 12
             for cards in candidates:
                 check = {**turn, "cards": cards, "other_hands": others}

@@ -396,22 +396,7 @@ def test_bad_table_rulesets(stub: Stub, ruleset: dict[str, Any], field: str, rea
 def _other_rpcs() -> list[Any]:
     six = _table(3, 6)
     friends4 = _table(2, 4, partners="PARTNERS_FRIENDS")
-    turn = {"level": "RANK_5", "contract": "CONTRACT_HEARTS", "seat": 0, "hand": names(["SA"])}
     return [
-        pytest.param(
-            "ListLegalPlays",
-            pb.ListLegalPlaysRequest,
-            {"ruleset": friends4, **turn, "rank": True},
-            "ruleset.partners",
-            id="ranked-list",
-        ),
-        pytest.param(
-            "ListLegalPlays",
-            pb.ListLegalPlaysRequest,
-            {"ruleset": six, **turn, "rank": True},
-            "ruleset.decks",
-            id="ranked-list-decks",
-        ),
         pytest.param(
             "AuditHand",
             pb.AuditHandRequest,
@@ -436,8 +421,9 @@ def _other_rpcs() -> list[Any]:
 def test_rpcs_ruled_for_the_rulebooks_table(
     stub: Stub, method: str, cls: Any, body: dict[str, Any], field: str
 ) -> None:
-    """R14.10: what stays two-deck, four-seat (coins, forced quits, the strong ranking) refuses another
-    table, naming the field that makes it one; AuditHand answers there but refuses a stake."""
+    """R14.10: what stays two-deck, four-seat (coins, forced quits) refuses another table, naming the
+    field that makes it one; AuditHand answers there but refuses a stake. (The strong ranking answers on
+    every table: tests/service/test_tables_advice_wire.py.)"""
     code, violations = rejected(getattr(stub, method), message(cls, body))
     assert code == INVALID
     assert [name for name, _ in violations] == [field]
