@@ -393,17 +393,17 @@ def test_jack_rule_reads_the_dealer_s_side() -> None:
 @pytest.mark.parametrize(
     ("changes", "field", "message"),
     [
-        ({"decks": 3, "seats": 6}, "decks", "X is ruled for two decks only (R14.10), not 3"),
-        ({"seats": 6}, "seats", "X is ruled for four seats only (R14.10), not 6"),
-        ({"partners": Partners.FRIENDS}, "partners", "X is ruled for fixed partners only (R14.10, R15)"),
+        ({"decks": 3, "seats": 6}, "ruleset.decks", "X is ruled for two decks only (R14.10), not 3"),
+        ({"seats": 6}, "ruleset.seats", "X is ruled for four seats only (R14.10), not 6"),
+        ({"partners": Partners.FRIENDS}, "ruleset.partners", "X is ruled for fixed partners only (R14.10, R15)"),
     ],
 )
 def test_one_refusal_for_the_rulebooks_table(changes: dict[str, Any], field: str, message: str) -> None:
     """R14.10: the one refusal every call ruled for the rulebooks' table uses: decks, then seats, then
-    (when asked) partners, in the same words."""
+    partners, in the same words, naming the request's ruleset field."""
     rules = dataclasses.replace(DEFAULT_RULES, **changes)
     with pytest.raises(InvalidArgumentError) as caught:
-        require_rulebook_table(rules, "X", partners=True)
+        require_rulebook_table(rules, "X")
     assert (caught.value.argument, caught.value.message) == (field, message)
-    require_rulebook_table(DEFAULT_RULES, "X", partners=True)
+    require_rulebook_table(DEFAULT_RULES, "X")
     assert DEFAULT_RULES.rulebook_table and not rules.rulebook_table
