@@ -129,8 +129,12 @@ def test_an_illegal_seat_is_named_on_a_wide_table() -> None:
             led = ctx.category[view.plays[0][0]]
             off = [f for f in faces_of(view.hand) if ctx.category[f] != led]
             if off and any(ctx.category[f] == led for f in faces_of(view.hand)):
-                return tuple(off[: len(view.plays[0])]) if len(off) >= len(view.plays[0]) else honest(view)
-        return honest(view)
+                return (
+                    tuple(off[: len(view.plays[0])])
+                    if len(off) >= len(view.plays[0])
+                    else tuple(honest(view))
+                )
+        return tuple(honest(view))
 
     seats = [honest, cheat, honest, honest, honest, honest]
     names = [f"player {s}" for s in range(6)]

@@ -395,7 +395,11 @@ def test_jack_rule_reads_the_dealer_s_side() -> None:
     [
         ({"decks": 3, "seats": 6}, "ruleset.decks", "X is ruled for two decks only (R14.10), not 3"),
         ({"seats": 6}, "ruleset.seats", "X is ruled for four seats only (R14.10), not 6"),
-        ({"partners": Partners.FRIENDS}, "ruleset.partners", "X is ruled for fixed partners only (R14.10, R15)"),
+        (
+            {"partners": Partners.FRIENDS},
+            "ruleset.partners",
+            "X is ruled for fixed partners only (R14.10, R15)",
+        ),
     ],
 )
 def test_one_refusal_for_the_rulebooks_table(changes: dict[str, Any], field: str, message: str) -> None:
