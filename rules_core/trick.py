@@ -91,12 +91,6 @@ def is_attacker(seat: int, dealer: int) -> bool:
     return (seat - dealer) % 2 == 1
 
 
-def attacking(seat: int, dealer: int, attackers: frozenset[int] | None) -> bool:
-    """R14.9: the attackers given (finding friends, R15), else fixed partners: every other seat from the
-    dealer (R1.5; an even table, R15.1)."""
-    return (seat - dealer) % 2 == 1 if attackers is None else seat in attackers
-
-
 def resolve_trick(
     ctx: TrumpContext,
     rules: Rules,
@@ -134,7 +128,7 @@ def resolve_trick(
     judgements, best, lead = _judge(ctx, rules, plays)
     winner = (leader + best) % seats
     points = sum(POINTS[face] for play in plays for face in play)
-    attack = (winner - dealer) % 2 == 1 if attackers is None else winner in attackers  # attacking(), inline
+    attack = (winner - dealer) % 2 == 1 if attackers is None else winner in attackers  # R1.5, R14.9, R15.8
     dig = None
     if last:
         dig = _dig(
