@@ -226,28 +226,25 @@ def play_out(
         for offset, play in enumerate(plays):
             live[(leader + offset) % n] = remove(live[(leader + offset) % n], play)
         last = not any(sum(h) for h in live)
+        attackers: frozenset[int] | None = None  # fixed partners: every other seat from the dealer
         if friends:  # R15.8: who attacks after this trick, its own copies of the calls included
             winner = (leader + standing_of(ctx, rules, plays).best) % n
             record.append(Trick(tuple(Play((leader + i) % n, p) for i, p in enumerate(plays)), winner))
             sides = replay_sides(rules, ctx, dealer, calls, record)[-1]
             attackers = frozenset(range(n)) - sides.dealer_side
-            result = resolve_trick(
-                ctx,
-                rules,
-                leader=leader,
-                plays=plays,
-                dealer=dealer,
-                last=last,
-                bottom=buried,
-                attackers=attackers,
-            )
-            score = final_score(
-                sides, record, result.dig.added if result.dig else 0
-            )  # R15.9: the final sides
+        result = resolve_trick(
+            ctx,
+            rules,
+            leader=leader,
+            plays=plays,
+            dealer=dealer,
+            last=last,
+            bottom=buried,
+            attackers=attackers,
+        )
+        if friends:  # R15.9: the final sides score every trick, the dig with the last
+            score = final_score(sides, record, result.dig.added if result.dig else 0)
         else:
-            result = resolve_trick(
-                ctx, rules, leader=leader, plays=plays, dealer=dealer, last=last, bottom=buried
-            )
             score += result.attacker_points
         tricks.append(TrickRecord(tuple(plays), attempted))
         history.append((leader, tuple(plays)))

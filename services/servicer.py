@@ -77,12 +77,6 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
         self._metrics.count(self._metrics.presets, method, preset)
         return rules, preset
 
-    @staticmethod
-    def _rulebook(rules: Rules, what: str) -> None:
-        """R14.10: an RPC ruled for the rulebooks' table only; another is INVALID_ARGUMENT naming the
-        ruleset field that makes it one (``ruleset.decks``, ``ruleset.seats``, ``ruleset.partners``)."""
-        require_rulebook_table(rules, what)
-
     def _verdict(self, method: str, preset: str, verdict: Legal | Illegal) -> None:
         self._metrics.count(self._metrics.verdicts, method, preset, convert.reason_label(verdict))
         if isinstance(verdict, Legal) and verdict.throw is not None:
@@ -231,7 +225,7 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
     ) -> pb.CalculatePenaltyResponse:
         """R13: the penalty by phase and role, capped at the balance; R13.6 for a quitting dealer."""
         rules, _ = self._rules(request.ruleset, "CalculatePenalty")
-        self._rulebook(rules, "CalculatePenalty")  # R14.10
+        require_rulebook_table(rules, "CalculatePenalty")  # R14.10
         phase = convert.phase(request.phase, "phase")
         convert.coins_amount(request.base, "base", convert.MAX_BASE)
         convert.coins_amount(request.balance, "balance")
