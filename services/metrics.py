@@ -131,8 +131,10 @@ class Metrics:
         )
         self.in_flight = Gauge(
             "tractor_rules_requests_in_flight",
-            "Unary calls inside the handlers now (summed over live workers): 0 when idle, whatever the "
-            "callers did (cancelled, disconnected, timed out).",
+            "Unary calls inside the handlers at the last flush (summed over live workers): 0 when idle, "
+            "whatever the callers did (cancelled, disconnected, timed out). A sample: calls shorter than "
+            "the interpreter's thread switch (5 ms) seldom show; rate(tractor_rules_worker_busy_seconds) "
+            "is the mean in flight.",
             registry=registry,
             multiprocess_mode="livesum",
         )

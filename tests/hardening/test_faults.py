@@ -309,8 +309,14 @@ def _threads(pid: int) -> int:
 
 
 def test_a_client_killed_mid_call_leaves_nothing_behind(tmp_path: Path, valid: dict[str, Message]) -> None:
-    """A client process with 200 calls in flight is SIGKILLed: on the real server the in-flight gauge
-    returns to 0 and each worker's threads and open files return to what they were."""
+    """A client process with 200 calls in flight is SIGKILLed while the worker is answering them: on the
+    real server every call it started is counted handled, the in-flight gauge returns to 0, and each
+    worker's threads and open files return to what they were.
+
+    The gauge is a sample at each flush, and a call of a millisecond or two runs between two of the
+    interpreter's thread switches, so at a flush the calls sit in gRPC's queue rather than in a handler:
+    that it counts calls in handlers is shown in process with calls that sleep (above). Here the proof
+    that the kill lands mid-traffic is the started counter still growing just before it."""
     request = tmp_path / "audit.bin"
     request.write_bytes(valid["AuditHand"].SerializeToString())
     with ServerProcess("--workers", "1", metrics_dir=tmp_path / "m") as server:
@@ -330,11 +336,17 @@ def test_a_client_killed_mid_call_leaves_nothing_behind(tmp_path: Path, valid: d
             text=True,
         )
         assert client.stdout is not None and client.stdout.readline().strip() == "sent"
-        busy = _wait(lambda: _gauge(server.metrics_url) > 0, 15)  # flushes lag on a loaded machine
+        first = _audits(server.metrics_url)[0]
+        busy = _wait(lambda: _audits(server.metrics_url)[0] > first + 100, 15)  # flushes lag when loaded
         client.kill()
         client.wait(10)
-        assert busy
-        assert _wait(lambda: _gauge(server.metrics_url) == 0, 20)
+        assert busy, (first, _audits(server.metrics_url))
+
+        def settled() -> bool:
+            started, handled = _audits(server.metrics_url)
+            return started == handled and _gauge(server.metrics_url) == 0
+
+        assert _wait(settled, 20), (_audits(server.metrics_url), _gauge(server.metrics_url))
         assert _wait(lambda: (_threads(worker), _fds(worker)) <= baseline, 10), (
             baseline,
             _threads(worker),
@@ -345,6 +357,17 @@ def test_a_client_killed_mid_call_leaves_nothing_behind(tmp_path: Path, valid: d
                 valid["ValidatePlay"], timeout=TIMEOUT
             )
         assert reply.legal and server.workers() == [worker]
+
+
+def _audits(url: str) -> tuple[float, float]:
+    """AuditHand calls started and handled (every code), as the server's metrics say."""
+    text = _scrape(url)
+
+    def total(name: str) -> float:
+        pattern = rf'^{name}\{{[^}}]*grpc_method="AuditHand"[^}}]*\}} (\S+)$'
+        return sum(map(float, re.findall(pattern, text, re.MULTILINE)))
+
+    return total("grpc_server_started_total"), total("grpc_server_handled_total")
 
 
 def _gauge(url: str) -> float:

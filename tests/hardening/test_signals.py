@@ -39,11 +39,28 @@ print(handled, flush=True)
 """
 
 
-def _storm(kind: str) -> tuple[int, str]:
-    """Run the storm with ``kind`` of event: its exit status and output; -1 when it hung."""
-    args = [sys.executable, "-c", _SIGNAL_STORM, kind]
+# The window itself, reached on purpose: the main thread holds the event's lock (as ``wait`` does) when
+# the signal arrives, so the handler's ``set()`` runs inside it.
+_SIGNAL_IN_THE_LOCK = """
+import signal, sys, threading
+from services.server import SignalEvent
+event = threading.Event() if sys.argv[1] == "plain" else SignalEvent()
+lock = event._cond if sys.argv[1] == "plain" else event._condition
+signal.signal(signal.SIGUSR1, lambda signum, frame: event.set())
+with lock:
+    signal.raise_signal(signal.SIGUSR1)
+    held = [n for n in range(100)]
+print(event.is_set(), flush=True)
+"""
+
+
+def _run(script: str, kind: str, timeout: float) -> tuple[int, str]:
+    """Run ``script`` with ``kind`` of event: its exit status and output; -1 when it hung."""
+    args = [sys.executable, "-c", script, kind]
     try:
-        done = subprocess.run(args, env=python_env(), capture_output=True, text=True, timeout=15, check=False)
+        done = subprocess.run(
+            args, env=python_env(), capture_output=True, text=True, timeout=timeout, check=False
+        )
     except subprocess.TimeoutExpired:
         return -1, ""
     return done.returncode, done.stdout.strip() or done.stderr[-2000:]
@@ -52,11 +69,15 @@ def _storm(kind: str) -> tuple[int, str]:
 def test_a_signal_handler_can_set_the_stop_event_while_the_main_thread_waits_on_it() -> None:
     """The supervisor and every worker wait on an event that their SIGTERM (SIGHUP) handler sets. A
     handler runs in the main thread, possibly while it holds the event's lock inside ``wait``; with
-    ``threading.Event`` (a plain lock) that hangs the process (here the handler blocks, and the next
-    signals pile up in it until the recursion limit or the timeout). Thousands of signals against
-    ``SignalEvent`` all go through; the plain event, run the same way, fails (the storm does reach the
-    window)."""
-    code, out = _storm("fixed")
+    ``threading.Event`` (a plain lock) that hangs the process. Thousands of signals against a waiting
+    ``SignalEvent`` all go through."""
+    code, out = _run(_SIGNAL_STORM, "fixed", timeout=15)
     assert code == 0 and int(out) > 1000, (code, out)
-    code, out = _storm("plain")
-    assert code != 0, out
+
+
+def test_the_handler_may_land_while_the_lock_is_held() -> None:
+    """The storm's window, reached on purpose rather than by chance: a signal that arrives while the
+    main thread holds the event's lock. ``SignalEvent`` takes the flag; the plain event hangs there,
+    which is why the storm test means something."""
+    assert _run(_SIGNAL_IN_THE_LOCK, "fixed", timeout=15) == (0, "True")
+    assert _run(_SIGNAL_IN_THE_LOCK, "plain", timeout=3)[0] == -1

@@ -24,8 +24,10 @@ def test_a_short_sweep_writes_the_curve_and_its_knee(
         table = list(csv.DictReader(rows))
     assert [row["series"] for row in table] == ["unary", "unary", "batch 16", "batch 16", "echo", "echo"]
     assert set(table[0]) == set(capacity.COLUMNS)
-    assert all(int(row["errors"]) == 0 for row in table)
+    assert all(int(row["errors"]) == 0 for row in table[::2])  # 10 % of the peak: nothing refused
     for light, heavy in zip(table[::2], table[1::2], strict=True):
+        # 130 % of the peak is an overload: a server may shed some of it (RESOURCE_EXHAUSTED), and a
+        # loaded machine decides how much, so the knee (below) is what reads the errors.
         # 13 times the offered load: more verdicts answered, whatever the machine's speed
         assert float(heavy["offered_verdicts_per_s"]) == pytest.approx(
             13 * float(light["offered_verdicts_per_s"]), rel=0.01
@@ -39,6 +41,10 @@ def test_a_short_sweep_writes_the_curve_and_its_knee(
             line for line in out.splitlines() if line.strip().startswith(row["series"]) and "offered" in line
         ]
         under = [
-            r for r in table if r["series"] == row["series"] and float(r["p99_ms"]) < capacity.KNEE_P99_MS
+            r
+            for r in table
+            if r["series"] == row["series"]
+            and int(r["errors"]) == 0
+            and float(r["p99_ms"]) < capacity.KNEE_P99_MS
         ]
         assert bool(knee) == bool(under), (row["series"], knee, under)
