@@ -81,10 +81,7 @@ from rules_core.cards import (
     remove,
 )
 from rules_core.errors import InvalidArgumentError
-from rules_core.follow import check_follow
-from rules_core.friends import CallState, FriendCall, SidesAfter, call_count, check_calls, replay_sides
-from rules_core.friends import Play as FriendPlay
-from rules_core.friends import Trick as FriendTrick
+from rules_core.friends import FriendCall, call_count, check_calls
 from rules_core.legal_plays import legal_plays
 from rules_core.rules import DEFAULT_RULES, PRESETS, FollowRule, Partners, Rules
 from rules_core.seating import SeatCards
@@ -95,10 +92,8 @@ from rules_core.strategy.bury import BuryPolicy, suggest_bury
 from rules_core.strategy.declaration import suggest_declaration
 from rules_core.strategy.knowledge import sides
 from rules_core.strategy.shown import with_bidding
-from rules_core.throw import check_lead
 from rules_core.trick import advance, resolve_trick, standing_of
 from rules_core.trump import TRUMP, TrumpContext, trump_context
-from rules_core.verdicts import Illegal
 from services.convert import cards as faces_in
 from services.convert import cards_out
 from tractor.rules.v1 import rules_service_pb2 as pb
@@ -913,27 +908,6 @@ def table_calls(rules: Rules, ctx: TrumpContext, hand: Hand) -> tuple[FriendCall
     return tuple(calls)
 
 
-def side_view(
-    rules: Rules, calls: Sequence[FriendCall], after: SidesAfter | None, *, dealer: int, seat: int, hand: Hand
-) -> tuple[frozenset[int], int | None, bool]:
-    """What a seat knows of the sides under finding friends (R15.5-R15.8): the friends who joined (public,
-    ``after`` the last trick), the friends still to come, and its own side: on the dealer's side when it
-    holds every copy a call still needs, a known attacker when it holds no copy of any open call."""
-    if rules.partners is Partners.FIXED:
-        return frozenset(), None, False
-    side = after.dealer_side if after is not None else frozenset({dealer})
-    states = after.calls if after is not None else tuple(CallState(c, 0) for c in calls)
-    open_calls = [state for state in states if state.met_by is None]
-    allies = side - {dealer}
-    if seat in side:
-        return allies, len(open_calls), True
-    if any(hand[st.call.face] >= st.call.copy - st.played for st in open_calls):
-        return allies | {seat}, len(open_calls) - 1, True
-    if not any(hand[st.call.face] for st in open_calls):
-        return allies, len(open_calls), True
-    return allies, len(open_calls), False
-
-
 @dataclass(frozen=True, slots=True)
 class TableGame:
     """One audited game on another table: the attackers' final score (dig included) and the final
@@ -946,10 +920,9 @@ class TableGame:
 def play_table_game(rules: Rules, spec: TableDeal, seats: Sequence[Player]) -> TableGame:
     """One whole hand on ``rules``' table: the deal's declaration, the shared bury (R14.2,
     ``autoplay.suggest_table_bury``), the dealer's friend calls under FRIENDS (:func:`table_calls`), then
-    ``seats[s]`` playing seat s with what it knows (the finished tricks, the bottom for the dealer, the
-    sides as far as they are public, :func:`side_view`). Every lead is checked against the other hands
-    (a failed throw leads its forced component, R4.7), every follow by R14.6, and the record is audited
-    by ``rules_core.audit.audit_table``: a broken rule or a different score raises."""
+    ``seats[s]`` playing seat s through ``rules_core.selfplay.play_out`` (every play checked, the sides
+    as far as they are public in each view); the record is audited by ``rules_core.audit.audit_table``:
+    a broken rule or a different score raises."""
     n = rules.seats
     bidding = declare_acts(
         rules=rules, level=spec.level, acts=spec.declarations, first_hand=False, dealer=spec.dealer
@@ -958,57 +931,24 @@ def play_table_game(rules: Rules, spec: TableDeal, seats: Sequence[Player]) -> T
     dealer = spec.dealer
     held = [f for f in range(NUM_FACES) for _ in range(spec.hands[dealer][f])] + list(spec.bottom)
     buried = tuple(sorted(suggest_table_bury(ctx, rules, hand=held)))
-    counts = list(spec.hands[dealer])
-    for f in spec.bottom:
-        counts[f] += 1
-    for f in buried:
-        counts[f] -= 1
-    live = [list(h) for h in spec.hands]
-    live[dealer] = counts
+    hands = list(spec.hands)
+    hands[dealer] = remove(add(hands[dealer], spec.bottom, rules.decks), buried)
     calls = table_calls(rules, ctx, spec.hands[dealer]) if rules.partners is Partners.FRIENDS else ()
-    history: list[tuple[int, tuple[tuple[int, ...], ...]]] = []
-    played: list[FriendTrick] = []
-    recorded: list[tuple[list[SeatCards], tuple[int, ...]]] = []
-    after: SidesAfter | None = None
-    leader = dealer
-    while sum(live[leader]):
-        plays: list[tuple[int, ...]] = []
-        attempted: tuple[int, ...] = ()
-        for offset in range(n):
-            seat = (leader + offset) % n
-            hand = tuple(live[seat])
-            allies, unfound, settled = side_view(rules, calls, after, dealer=dealer, seat=seat, hand=hand)
-            view = SeatView(
-                seat=seat,
-                hand=hand,
-                leader=leader,
-                plays=tuple(plays),
-                dealer=dealer,
-                tricks=tuple(history),
-                bottom=buried if seat == dealer else (),
-                allies=allies,
-                unfound=unfound,
-                settled=settled,
-            )
-            chosen = tuple(seats[seat](ctx, rules, view, spec.seed))
-            others = {s: tuple(live[s]) for s in range(n) if s != seat}
-            play, tried = _checked(ctx, rules, seats[seat].name, hand, plays, chosen, others)
-            attempted = tried or attempted
-            plays.append(play)
-            for f in play:
-                live[seat][f] -= 1
-        winner = (leader + standing_of(ctx, rules, plays).best) % n
-        seated = [((leader + i) % n, p) for i, p in enumerate(plays)]
-        played.append(FriendTrick(tuple(FriendPlay(s, p) for s, p in seated), winner))
-        recorded.append((list(seated), attempted))
-        history.append((leader, tuple(plays)))
-        if calls:
-            after = replay_sides(rules, ctx, dealer, calls, played)[-1]
-        leader = winner
-    attackers = frozenset(
-        s for s in range(n) if (s not in after.dealer_side if after is not None else (s - dealer) % 2 == 1)
+    played = play_out(
+        ctx,
+        rules,
+        hands,
+        dealer=dealer,
+        buried=buried,
+        seats=[_seat(ctx, rules, player, spec.seed) for player in seats],
+        names=[player.name for player in seats],
+        calls=calls,
     )
-    score = _table_score(ctx, rules, history, dealer=dealer, buried=buried, attackers=attackers)
+    recorded: list[tuple[list[SeatCards], tuple[int, ...]]] = []
+    leader = dealer
+    for trick in played.tricks:
+        recorded.append(([((leader + i) % n, p) for i, p in enumerate(trick.plays)], trick.attempted))
+        leader = (leader + standing_of(ctx, rules, trick.plays).best) % n  # R7.4
     record = SeatsRecord(
         level=spec.level,
         seat_levels=(spec.level,) * n,
@@ -1023,59 +963,9 @@ def play_table_game(rules: Rules, spec: TableDeal, seats: Sequence[Player]) -> T
         dealer=dealer,
     )
     audit = audit_table(rules, record)
-    if audit.error is not None or audit.score != score:
-        raise AuditError(f"audit failed: {audit.error} (table score {score}, audit {audit.score})")
-    return TableGame(score, attackers)
-
-
-def _checked(  # noqa: PLR0917 (one private step of play_table_game)
-    ctx: TrumpContext,
-    rules: Rules,
-    name: str,
-    hand: Hand,
-    plays: Sequence[tuple[int, ...]],
-    play: tuple[int, ...],
-    others: dict[int, Hand],
-) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    """The play as the table lays it out, and the throw attempted when it failed (R4.7), or ():
-    a lead is judged against the other hands (R4.4, R14.5), a follow by R14.6; illegal raises."""
-    if not plays:
-        verdict = check_lead(ctx, rules, hand=hand, lead=play, others=others)
-        if isinstance(verdict, Illegal):
-            raise IllegalPlayError(f"{name} led illegally: {verdict.message}")
-        if verdict.throw is None:
-            return play, ()
-        return tuple(verdict.throw.led), () if verdict.throw.succeeded else play
-    structure = rules.follow is FollowRule.STRUCTURE
-    verdict = check_follow(ctx, hand=hand, lead=plays[0], play=play, structure=structure, decks=rules.decks)
-    if isinstance(verdict, Illegal):
-        raise IllegalPlayError(f"{name} followed illegally: {verdict.message}")
-    return play, ()
-
-
-def _table_score(
-    ctx: TrumpContext,
-    rules: Rules,
-    history: Sequence[tuple[int, tuple[tuple[int, ...], ...]]],
-    *,
-    dealer: int,
-    buried: tuple[int, ...],
-    attackers: frozenset[int],
-) -> int:
-    """The attackers' final score (R8, R15.8: the final sides score every trick; the dig at the last)."""
-    score = 0
-    for index, (leader, plays) in enumerate(history):
-        score += resolve_trick(
-            ctx,
-            rules,
-            leader=leader,
-            plays=plays,
-            dealer=dealer,
-            last=index == len(history) - 1,
-            bottom=buried,
-            attackers=attackers,
-        ).attacker_points
-    return score
+    if audit.error is not None or audit.score != played.score:
+        raise AuditError(f"audit failed: {audit.error} (table score {played.score}, audit {audit.score})")
+    return TableGame(played.score, played.attackers)
 
 
 def run_table_pairing(

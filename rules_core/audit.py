@@ -13,7 +13,7 @@ record holds what happened on the table; the audit holds nothing of its own.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Protocol
@@ -44,7 +44,7 @@ from rules_core.friends import (
     replay_sides,
     settle_table,
 )
-from rules_core.kitty import BuryResult, validate_bury
+from rules_core.kitty import validate_bury
 from rules_core.rules import FollowRule, NoBid, Rules, require_rulebook_table
 from rules_core.seating import SeatCards, by_seat, in_turn, seat_in_range
 from rules_core.settlement import FailedThrow, Settlement, check_int, check_level, check_seat, hand_size
@@ -52,7 +52,7 @@ from rules_core.taodou import CoinSettlement, Stake, check_coins_enabled, refuse
 from rules_core.throw import check_lead
 from rules_core.trick import TrickResult, resolve_trick
 from rules_core.trump import TrumpContext, trump_context
-from rules_core.verdicts import Illegal, Legal, Violation
+from rules_core.verdicts import Illegal, Violation
 
 MAX_TRICKS = HAND_SIZE
 """A hand has at most 25 tricks: every trick takes at least one card from each hand."""
@@ -279,7 +279,7 @@ def _play(  # noqa: PLR0917 (the record's parts, each once)
     ``calls`` the sides after each trick (R15.8) are replayed and make its attackers."""
     n = rules.seats
     hands = list(deal)
-    bury = _bury(rules, [*faces_of(hands[dealer]), *bottom], buried)
+    bury = validate_bury(rules, hand=[*faces_of(hands[dealer]), *bottom], bury=buried)  # R11, R14.2
     results: list[TrickResult] = []
     leaders: list[int] = []
     sides: list[SidesAfter] = []
@@ -310,14 +310,25 @@ def _play(  # noqa: PLR0917 (the record's parts, each once)
             hands[seat] = remove(hands[seat], play)
         attackers = None
         if calls is not None:  # R15.8: the sides after this trick, which its winner may join
-            probe = _trick(ctx, rules, leader, trick.plays, dealer, frozenset())
+            probe = resolve_trick(
+                ctx, rules, leader=leader, plays=trick.plays, dealer=dealer, attackers=frozenset()
+            )
             done.append(
                 Trick(tuple(Play((leader + i) % n, p) for i, p in enumerate(trick.plays)), probe.winner)
             )
             sides.append(replay_sides(rules, ctx, dealer, calls, done)[-1])  # bounded: at most 52 tricks
             attackers = frozenset(range(n)) - sides[-1].dealer_side
         last = not any(map(sum, hands))
-        result = _trick(ctx, rules, leader, trick.plays, dealer, attackers, last, buried)
+        result = resolve_trick(  # R7, R8 (R14.8, R14.9): the dig on the last trick
+            ctx,
+            rules,
+            leader=leader,
+            plays=trick.plays,
+            dealer=dealer,
+            last=last,
+            bottom=buried if last else (),
+            attackers=attackers,
+        )
         results.append(result)
         leaders.append(leader)
         if trick.attempted:
@@ -344,7 +355,7 @@ def _check_trick(  # noqa: PLR0917 (one private step of _play)
     lead = trick.plays[0]
     attempt = trick.attempted or lead
     others = {seat: hands[seat] for seat in range(n) if seat != leader}
-    verdict = _lead(ctx, rules, hands[leader], attempt, others)
+    verdict = check_lead(ctx, rules, hand=hands[leader], lead=attempt, others=others)  # R4, R14.5
     if isinstance(verdict, Illegal):
         return AuditError(Finding.ILLEGAL_LEAD, verdict.message, index, leader, verdict.reason)
     led = verdict.throw.led if verdict.throw else attempt
@@ -352,9 +363,13 @@ def _check_trick(  # noqa: PLR0917 (one private step of _play)
     if sorted(led) != sorted(lead) or (bool(trick.attempted) and not failed):
         message = f"the rules lead {format_cards(led)}; the record leads {format_cards(lead)}"
         return AuditError(Finding.THROW_MISRECORDED, message, index, leader)
+    structure = rules.follow is FollowRule.STRUCTURE  # R16.3
     for offset in range(1, n):
         seat = (leader + offset) % n
-        follow = _follow(ctx, rules, hands[seat], lead, trick.plays[offset])
+        play = trick.plays[offset]
+        follow = check_follow(  # R5, R14.6
+            ctx, hand=hands[seat], lead=lead, play=play, structure=structure, decks=rules.decks
+        )
         if isinstance(follow, Illegal):
             return AuditError(Finding.ILLEGAL_FOLLOW, follow.message, index, seat, follow.reason)
     return None
@@ -531,52 +546,6 @@ def audit_table(rules: Rules, request: SeatsRecord) -> TableAudit:
     )
     score = settled.score - settled.throw_penalty  # R16.2's penalty is the settlement's, as on two decks
     return replace(audit, score=score, settlement=settled)
-
-
-# The play-side engine on N seats, each called from here alone (one line to change when it is renamed).
-
-
-def _lead(
-    ctx: TrumpContext, rules: Rules, hand: Hand, lead: Sequence[int], others: Mapping[int, Hand]
-) -> Legal | Illegal:
-    """R4 (R14.5): a lead against the other hands (count vectors)."""
-    return check_lead(ctx, rules, hand=hand, lead=lead, others=others)
-
-
-def _follow(
-    ctx: TrumpContext, rules: Rules, hand: Hand, lead: Sequence[int], play: Sequence[int]
-) -> Legal | Illegal:
-    """R5 (R14.6, R16.3): a follow of the lead from ``hand`` (a count vector)."""
-    structure = rules.follow is FollowRule.STRUCTURE
-    return check_follow(ctx, hand=hand, lead=lead, play=play, structure=structure, decks=rules.decks)
-
-
-def _trick(  # noqa: PLR0917 (the trick's parts, each once)
-    ctx: TrumpContext,
-    rules: Rules,
-    leader: int,
-    plays: Sequence[Sequence[int]],
-    dealer: int,
-    attackers: frozenset[int] | None,
-    last: bool = False,
-    bottom: Sequence[int] = (),
-) -> TrickResult:
-    """R7, R8 (R14.8, R14.9): the trick's winner and points with these attackers; the dig on the last."""
-    return resolve_trick(
-        ctx,
-        rules,
-        leader=leader,
-        plays=plays,
-        dealer=dealer,
-        last=last,
-        bottom=bottom if last else (),
-        attackers=attackers,
-    )
-
-
-def _bury(rules: Rules, hand: Sequence[int], bury: Sequence[int]) -> BuryResult:
-    """R11 (R14.2): the dealer's bury from his hand and the bottom."""
-    return validate_bury(rules, hand=hand, bury=bury)
 
 
 class HandToAudit(Protocol):

@@ -297,12 +297,15 @@ def deal_sizes(decks: int, seats: int) -> tuple[int, int]:
 
 MAX_TABLE_DECKS: Final = 4
 MAX_TABLE_SEATS: Final = 8
-"""R14: the largest table, four decks and eight seats (``rules.MAX_DECKS``, ``rules.MAX_SEATS``)."""
+"""R14: the largest table, four decks and eight seats (``Rules`` refuses a larger one)."""
 MAX_TABLE_CARDS: Final = NUM_FACES * MAX_TABLE_DECKS
 """R14.1: the cards of the largest table (four decks): a bound on a whole hand record's cards."""
-MAX_TABLE_HAND: Final = max(deal_sizes(d, n)[0] for d in range(2, MAX_TABLE_DECKS + 1) for n in range(4, 9))
+_TABLES: Final = [
+    deal_sizes(d, n) for d in range(COPIES, MAX_TABLE_DECKS + 1) for n in range(PLAYERS, MAX_TABLE_SEATS + 1)
+]
+MAX_TABLE_HAND: Final = max(hand for hand, _ in _TABLES)
 """R14.2: the largest hand of any table (52: four decks, four seats); a play is at most a hand."""
-MAX_TABLE_BOTTOM: Final = max(deal_sizes(d, n)[1] for d in range(2, MAX_TABLE_DECKS + 1) for n in range(4, 9))
+MAX_TABLE_BOTTOM: Final = max(bottom for _, bottom in _TABLES)
 """R14.2: the largest bottom of any table (12)."""
 MAX_TABLE_TRICKS: Final = MAX_TABLE_HAND
 """R15.15: the most tricks of any hand: one card each from the largest hand."""

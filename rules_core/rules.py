@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Final
 
+from rules_core.cards import MAX_TABLE_DECKS, MAX_TABLE_SEATS
 from rules_core.errors import InvalidArgumentError, Problem
 
 
@@ -175,10 +176,10 @@ MAX_PENALTY_POINTS: Final = 100
 """R16.2: the most one unit of a throw penalty may cost."""
 
 MIN_DECKS: Final = 2
-MAX_DECKS: Final = 4
-"""TABLE (R14): two to four decks."""
+MAX_DECKS: Final = MAX_TABLE_DECKS
+"""TABLE (R14): two to four decks (the deck counter's bound, ``cards.MAX_TABLE_DECKS``)."""
 MIN_SEATS: Final = 4
-MAX_SEATS: Final = 8
+MAX_SEATS: Final = MAX_TABLE_SEATS
 """TABLE (R14): four to eight seats."""
 
 

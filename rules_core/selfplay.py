@@ -26,15 +26,15 @@ from rules_core.cards import (
     remove,
 )
 from rules_core.follow import follow_verdict
-from rules_core.friends import FriendCall, Play, Trick, final_score, replay_sides
+from rules_core.friends import CallState, FriendCall, Play, SidesAfter, Trick, final_score, replay_sides
 from rules_core.legal_plays import legal_plays
 from rules_core.rules import DEFAULT_RULES, Partners, Rules
-from rules_core.shapes import decompose
+from rules_core.shapes import Decomposition, decompose
 from rules_core.strategy import DEFAULT_BUDGET, SeatView, strong_play
 from rules_core.throw import check_lead
 from rules_core.trick import resolve_trick, standing_of
 from rules_core.trump import TrumpContext, trump_context
-from rules_core.verdicts import Illegal, Legal
+from rules_core.verdicts import Illegal
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,6 +162,37 @@ class Played:
 
     tricks: tuple[TrickRecord, ...]
     score: int
+    attackers: frozenset[int] = frozenset()
+    """The final attackers: every other seat from the dealer, or under finding friends every seat off
+    the dealer's final side (R15.8)."""
+
+
+def side_view(
+    rules: Rules,
+    calls: Sequence[FriendCall],
+    after: SidesAfter | None,
+    *,
+    dealer: int,
+    seat: int,
+    hand: Hand,
+) -> tuple[frozenset[int], int | None, bool]:
+    """What a seat knows of the sides under finding friends (R15.5-R15.8), as ``SeatView`` carries it:
+    the friends who joined (public, ``after`` the last trick), the friends still to come, and its own
+    side: on the dealer's side when it holds every copy a call still needs, a known attacker when it
+    holds no copy of any open call. Under fixed partners nothing (every other seat is a partner)."""
+    if rules.partners is Partners.FIXED:
+        return frozenset(), None, False
+    side = after.dealer_side if after is not None else frozenset({dealer})
+    states = after.calls if after is not None else tuple(CallState(c, 0) for c in calls)
+    open_calls = [state for state in states if state.met_by is None]
+    allies = side - {dealer}
+    if seat in side:
+        return allies, len(open_calls), True
+    if any(hand[st.call.face] >= st.call.copy - st.played for st in open_calls):
+        return allies | {seat}, len(open_calls) - 1, True
+    if not any(hand[st.call.face] for st in open_calls):
+        return allies, len(open_calls), True
+    return allies, len(open_calls), False
 
 
 def play_out(
@@ -180,6 +211,8 @@ def play_out(
     winner leads next (R7.4). Under finding friends the dealer's ``calls`` decide the sides trick by trick
     (R15.5-R15.8) and the final sides the score (R15.9).
 
+    A seat's view carries the sides as far as they are public (:func:`side_view`).
+
     Raises IllegalPlayError, naming the seat by ``names`` (default "seat s"), when a seat breaks a rule.
     """
     n = rules.seats
@@ -190,11 +223,15 @@ def play_out(
     record: list[Trick] = []  # R15.15: the tricks as the sides are replayed from them
     friends = rules.partners is Partners.FRIENDS
     leader, score = dealer, 0
+    sides: SidesAfter | None = None
     while sum(live[leader]):
         plays: list[tuple[int, ...]] = []
         attempted: tuple[int, ...] = ()
         for offset in range(n):
             seat = (leader + offset) % n
+            allies, unfound, settled = side_view(
+                rules, calls, sides, dealer=dealer, seat=seat, hand=live[seat]
+            )
             view = SeatView(
                 seat=seat,
                 hand=live[seat],
@@ -204,18 +241,13 @@ def play_out(
                 tricks=tuple(history),
                 attacker_points=score,
                 bottom=buried if seat == dealer else (),
+                allies=allies,
+                unfound=unfound,
+                settled=settled,
             )
             play = tuple(seats[seat](view))
             if offset == 0:
-                others = {s: live[s] for s in range(n) if s != seat}
-                verdict: Legal | Illegal = check_lead(ctx, rules, hand=live[seat], lead=play, others=others)
-                if isinstance(verdict, Illegal):
-                    raise IllegalPlayError(f"{label[seat]} led illegally: {verdict.message}")
-                if verdict.throw is not None:  # a throw is led as the engine lays it out
-                    if not verdict.throw.succeeded:
-                        attempted = play  # R4.7: only the forced component is led
-                    play = tuple(verdict.throw.led)
-                led = verdict.play if verdict.throw is None else decompose(ctx, play)
+                play, attempted, led = _laid_lead(ctx, rules, live, seat, play, label[seat])
             else:
                 verdict = follow_verdict(
                     ctx, rules, hand=live[seat], led=led, play=play, shape=decompose(ctx, play)
@@ -242,14 +274,33 @@ def play_out(
             bottom=buried,
             attackers=attackers,
         )
-        if friends:  # R15.9: the final sides score every trick, the dig with the last
+        if sides is not None:  # R15.9: the final sides score every trick, the dig with the last
             score = final_score(sides, record, result.dig.added if result.dig else 0)
         else:
             score += result.attacker_points
         tricks.append(TrickRecord(tuple(plays), attempted))
         history.append((leader, tuple(plays)))
         leader = result.winner
-    return Played(tuple(tricks), score)
+    if sides is not None:
+        final = frozenset(range(n)) - sides.dealer_side
+    else:
+        final = frozenset(s for s in range(n) if (s - dealer) % 2 == 1)
+    return Played(tuple(tricks), score, final)
+
+
+def _laid_lead(  # noqa: PLR0917 (one private step of play_out)
+    ctx: TrumpContext, rules: Rules, live: Sequence[Hand], seat: int, play: tuple[int, ...], label: str
+) -> tuple[tuple[int, ...], tuple[int, ...], Decomposition]:
+    """A lead checked against the other hands (R4, R14.5) as the table lays it out: the cards led, the
+    throw attempted when it failed (R4.7: only the forced component is led) or (), and its shape."""
+    others = {s: live[s] for s in range(len(live)) if s != seat}
+    verdict = check_lead(ctx, rules, hand=live[seat], lead=play, others=others)
+    if isinstance(verdict, Illegal):
+        raise IllegalPlayError(f"{label} led illegally: {verdict.message}")
+    if verdict.throw is None:
+        return play, (), verdict.play
+    led = tuple(verdict.throw.led)
+    return led, () if verdict.throw.succeeded else play, decompose(ctx, led)
 
 
 def random_seat(ctx: TrumpContext, rng: random.Random, style: Style, decks: int = 2) -> Seat:

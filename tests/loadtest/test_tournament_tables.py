@@ -22,12 +22,12 @@ from loadtest.tournament import (
     make_table_deal,
     play_table_game,
     run_table_pairing,
-    side_view,
     table_calls,
 )
 from rules_core.cards import deal_sizes
 from rules_core.friends import FriendCall, call_count, check_calls
 from rules_core.rules import DEFAULT_RULES, Partners, Rules
+from rules_core.selfplay import side_view
 from rules_core.trump import trump_context
 
 TABLES = [(3, 6, Partners.FRIENDS), (4, 8, Partners.FIXED), (2, 5, Partners.FRIENDS)]
