@@ -614,7 +614,7 @@ class Game:
 
 PHASES: Final = ("opening", "middle", "end game", "last trick and dig")
 """The phases of a hand the report splits points by: tricks begun with more than 16 cards in hand,
-9 to 16, 2 to 8 (where the rollout plays the hand out), and the last trick with its dig (R8.3)."""
+9 to 16, 2 to 8, and the last trick with its dig (R8.3)."""
 
 
 def phase_of(cards_left: int, last: bool) -> int:

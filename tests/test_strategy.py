@@ -31,6 +31,7 @@ from rules_core.strategy import (
 )
 from rules_core.strategy.knowledge import POINT_FATE, VOIDING, cost, knowledge
 from rules_core.strategy.model import model_follow
+from rules_core.strategy.search import lead_candidates
 from rules_core.throw import check_lead
 from rules_core.trick import opening, resolve_trick
 from rules_core.trump import TrumpContext, trump_context
@@ -269,27 +270,22 @@ def test_the_model_ruffs_a_throw_into_a_void() -> None:
     assert judged.winner == 1  # the ruff takes the throw (R6.4)
 
 
-def test_an_end_game_is_played_out_and_charged_to_the_work() -> None:
-    """With ROLLOUT_CARDS or fewer cards left after the play, every layout plays the hand to its end:
-    the work counts those tricks, and the play stays legal and deterministic."""
-    record = play_hand(seed=41, level=6, dealer=2)
-    ends = [
-        (ctx, view, others) for ctx, view, others in positions(record, DEFAULT_RULES) if sum(view.hand) == 3
-    ]
-    assert ends
-    for ctx, view, others in ends:
-        found = search_plays(ctx, DEFAULT_RULES, view, seed=3)
-        assert found == search_plays(ctx, DEFAULT_RULES, view, seed=3)
-        if len(found.ranked) > 1:
-            # a trick alone costs TRICK_WORK + its cards; played out, each of the cards left adds a trick
-            assert found.work >= found.simulations * 2 * (TRICK_WORK + 1)
-        assert_legal(ctx, DEFAULT_RULES, view, others)
+def test_a_lead_into_an_allys_void_offers_a_point_card_for_its_ruff() -> None:
+    """The partner showed a void in spades (it followed S4 with C4, R5.2) and no opponent did: the
+    candidate leads include a spade point card for the partner to ruff; not without the void."""
+    ctx = trump_context(2, Suit.H)
+    hand = hand_of(_cards("S10 S3 SK C5 C6 D7 D8 H3"))
+    void = ((0, (_cards("S4"), _cards("S8"), _cards("S9"), _cards("C4"))),)
+    followed = ((0, (_cards("S4"), _cards("S8"), _cards("S9"), _cards("S5"))),)
+    view = SeatView(seat=1, hand=hand, leader=1, dealer=0, tricks=void)
+    assert _cards("S10") in lead_candidates(knowledge(ctx, DEFAULT_RULES, view), hand)
+    plain = replace(view, tricks=followed)
+    assert _cards("S10") not in lead_candidates(knowledge(ctx, DEFAULT_RULES, plain), hand)
 
 
 def test_the_dealers_side_sheds_points_on_its_own_sure_trick() -> None:
     """A defender last to play, its partner holding the trick: the trick scores nothing (R8.2), but a 10
-    kept may reach the attackers later (POINT_FATE), so it sheds the 10 rather than a low card (six cards:
-    no end-game rollout, the cards kept are valued)."""
+    kept may reach the attackers later (POINT_FATE), so it sheds the 10 rather than a low card."""
     ctx = trump_context(2, Suit.H)
     hand = hand_of(_cards("S10 S3 C4 C5 D6 D7"))
     view = SeatView(seat=3, hand=hand, leader=0, plays=(_cards("S6"), _cards("SA"), _cards("S4")), dealer=1)

@@ -33,23 +33,6 @@ def _weakest(level: int, trump: Suit | None, cat: int) -> tuple[int, ...]:
     return tuple(reversed(trump_context(level, trump).faces[cat]))
 
 
-def model_lead(ctx: TrumpContext, hand: list[int]) -> list[int]:
-    """A casual end-game lead: the strongest pair (trumps first), else the strongest single, so the
-    rollout of a short hand sees the fight for the last trick and its dig (R8.3)."""
-    best: tuple[bool, int, int] | None = None
-    pair = False
-    for f in range(NUM_FACES):
-        if not hand[f]:
-            continue
-        rank = (ctx.category[f] == TRUMP, ctx.strength[f], f)
-        if hand[f] == 2 and (not pair or best is None or rank > best):
-            best, pair = rank, True
-        elif not pair and (best is None or rank > best):
-            best = rank
-    assert best is not None
-    return [best[2], best[2]] if pair else [best[2]]
-
-
 def model_follow(
     ctx: TrumpContext,
     rules: Rules,

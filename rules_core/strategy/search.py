@@ -21,13 +21,13 @@ from rules_core.legal_plays import legal_plays
 from rules_core.rules import DigShape, Rules
 from rules_core.shapes import Decomposition, decompose, runs
 from rules_core.strategy.knowledge import Knowledge, SeatView, allied, cost, knowledge
-from rules_core.strategy.model import model_follow, model_lead
+from rules_core.strategy.model import model_follow
 from rules_core.strategy.sampling import Layout, sample
 from rules_core.trick import Standing, advance, dig_multiplier, opening, standing_of
 from rules_core.trump import TRUMP, TrumpContext
 from rules_core.verdicts import Legal
 
-DEFAULT_BUDGET: Final[int] = 6
+DEFAULT_BUDGET: Final[int] = 10
 """Sampled layouts of the unseen cards per suggestion by default: p99 within 5 ms (``make bench-suggest``)."""
 MAX_BUDGET: Final[int] = 24
 """The most layouts any call samples, whatever it asks for (the budget is clamped to it)."""
@@ -40,10 +40,7 @@ TRICK_WORK: Final[int] = 3
 MAX_WORK: Final[int] = 600
 """The work bound: past each candidate's first layout, no layout is simulated once a call has spent this
 many units (about 8 ms on the reference machine; a default-budget call of single or pair plays spends
-at most MAX_CANDIDATES × DEFAULT_BUDGET × 5 = 300)."""
-ROLLOUT_CARDS: Final[int] = 2
-"""When the seat holds at most this many cards after its play, every layout is played out to the end of
-the hand (every seat by the opponents' model) instead of valuing the cards kept."""
+at most MAX_CANDIDATES × DEFAULT_BUDGET × 5 = 500)."""
 TEMPO: Final = 4.0
 """What taking the lead is worth, in points: the next lead is this side's choice."""
 OTHERS_FATE: Final = 0.3
@@ -116,7 +113,7 @@ def _beatable(ctx: TrumpContext, unseen: list[int], cat: int, comp: Component) -
     return any(length >= comp.pairs and top > comp.top for top, length in runs(strength[f] for f in pairs))
 
 
-def _lead_candidates(info: Knowledge, hand: Hand) -> list[tuple[int, ...]]:
+def lead_candidates(info: Knowledge, hand: Hand) -> list[tuple[int, ...]]:
     """A bounded set of leads worth comparing, most promising kinds first; each is a legal lead (R4.2),
     and a throw only when no unseen card can beat any of its components, so it cannot fail (R4.4)."""
     ctx, unseen = info.ctx, info.unseen
@@ -138,6 +135,10 @@ def _lead_candidates(info: Knowledge, hand: Hand) -> list[tuple[int, ...]]:
                 for comp in decompose(ctx, [f for f in pairs for _ in range(hand[f])]).components:
                     if comp.pairs >= 2:
                         found.append((1, comp.cards))
+        if cat != TRUMP and _ally_ruffs(info, cat):  # a lead to an ally's void: the points go to its ruff
+            rich = max(held, key=lambda f: (POINTS[f], -ctx.strength[f]))
+            if POINTS[rich]:
+                found.append((1, (rich,)))
         whole = [f for f in held for _ in range(hand[f])]
         sure = [c for c in decompose(ctx, whole).components if not _beatable(ctx, unseen, cat, c)]
         cards = [f for c in sure for f in c.cards]
@@ -147,6 +148,15 @@ def _lead_candidates(info: Knowledge, hand: Hand) -> list[tuple[int, ...]]:
                 found.append((0, tuple(cards)))
     found.sort(key=lambda item: item[0])
     return _dedupe([lead for _, lead in found])
+
+
+def _ally_ruffs(info: Knowledge, cat: int) -> bool:
+    """Whether an ally has shown a void in the plain category ``cat`` (R5.2) and may still hold trumps,
+    while no opponent has shown that void: the ally can ruff a lead of it and no one over-ruffs."""
+    seats = [s for s in range(info.seats) if s != info.seat]
+    kin = [info.kin[s][info.seat] for s in range(info.seats)]
+    ally = any(kin[s] > 0.5 and info.voids[s][cat] and not info.voids[s][TRUMP] for s in seats)
+    return ally and not any(kin[s] < 0 and info.voids[s][cat] for s in seats)
 
 
 def _dedupe(plays: Sequence[Sequence[int]]) -> list[tuple[int, ...]]:
@@ -249,11 +259,8 @@ def _simulate(
     standing: Standing,
     layout: Layout | None,
     last: bool,
-    rollout: list[int] | None = None,
 ) -> tuple[float, float]:
-    """Finish the trick with the opponents' model for the seats after ``plays`` and value it; with
-    ``rollout`` (the seat's hand after its play, the layout holding every other seat), play the rest of
-    the hand with the model for all four seats and add its worth (the dig included at the last trick)."""
+    """Finish the trick with the opponents' model for the seats after ``plays`` and value it."""
     ctx, rules = info.ctx, info.rules
     trick = list(plays)
     n = info.seats
@@ -277,16 +284,7 @@ def _simulate(
             points += sum(POINTS[f] for f in play)
             trick.append(tuple(play))
     value, coef = _trick_value(info, leader, trick, lead, best=standing.best, last=last)
-    if rollout is None or layout is None:
-        return value + _spent(info, leader, trick), coef
-    hands = {s: list(h) for s, h in layout.items()}
-    hands[info.seat] = rollout
-    for offset in range(len(plays), n):  # the modelled seats' cards of this trick leave their hands
-        seat = (leader + offset) % n
-        if seat != info.seat:
-            for f in trick[offset]:
-                hands[seat][f] = max(0, hands[seat][f] - 1)
-    return value + _rollout(info, hands, (leader + standing.best) % n), coef
+    return value + _spent(info, leader, trick), coef
 
 
 def _spent(info: Knowledge, leader: int, trick: Sequence[Sequence[int]]) -> float:
@@ -308,73 +306,17 @@ def _spent(info: Knowledge, leader: int, trick: Sequence[Sequence[int]]) -> floa
     return total
 
 
-def _rollout(info: Knowledge, hands: dict[int, list[int]], leader: int) -> float:
-    """The worth for the seat's side of the rest of the hand, every seat played by the model (no tempo:
-    the hand ends), the dig included at the last trick (R8.3)."""
-    ctx, rules = info.ctx, info.rules
+def _layouts(info: Knowledge, view: SeatView, rng: random.Random, budget: int) -> list[Layout | None]:
+    """``budget`` layouts of the seats still to play after this one (one empty layout when none are)."""
     n = info.seats
-    total = 0.0
-    while sum(hands[leader]):
-        first = model_lead(ctx, hands[leader])
-        lead = decompose(ctx, first)
-        standing = opening(lead)
-        trick: list[tuple[int, ...]] = [tuple(first)]
-        points = sum(POINTS[f] for f in first)
-        for offset in range(1, n):
-            seat = (leader + offset) % n
-            winner = (leader + standing.best) % n
-            play = model_follow(
-                ctx,
-                rules,
-                hands[seat],
-                lead,
-                partner_winning=allied(info, seat, winner),
-                standing=standing,
-                trick_points=points,
-            )
-            if play:
-                standing = advance(ctx, rules, lead, standing, play, index=offset)
-            points += sum(POINTS[f] for f in play)
-            trick.append(tuple(play))
-        for offset, cards in enumerate(trick):
-            hand = hands[(leader + offset) % n]
-            for f in cards:
-                hand[f] = max(0, hand[f] - 1)
-        last = not sum(hands[leader])
-        value, _ = _trick_value(info, leader, trick, lead, best=standing.best, last=last, tempo_counts=False)
-        total += value
-        leader = (leader + standing.best) % n
-    return total
-
-
-def _layouts(
-    info: Knowledge, view: SeatView, rng: random.Random, budget: int, *, everyone: bool
-) -> list[Layout | None]:
-    """``budget`` layouts of the seats still to play after this one (one empty layout when none are),
-    or of all three other seats when the hand is rolled out (``everyone``)."""
-    n = info.seats
-    if everyone:
-        return [sample(info, rng, [s for s in range(n) if s != view.seat]) for _ in range(budget)]
     to_play = [(view.leader + i) % n for i in range(len(view.plays) + 1, n)]
     if not to_play:
         return [None]
     return [sample(info, rng, to_play) for _ in range(budget)]
 
 
-def _rolls_out(view: SeatView) -> bool:
-    """Whether the hand is short enough to be played out to its end in every layout (an end game: the
-    last trick's dig, R8.3, decides more than the value of the cards kept)."""
-    return 1 < sum(view.hand) <= ROLLOUT_CARDS + 1
-
-
 def _simulated(
-    info: Knowledge,
-    view: SeatView,
-    play: tuple[int, ...],
-    layouts: Sequence[Layout | None],
-    work: Work,
-    *,
-    rolling: bool = False,
+    info: Knowledge, view: SeatView, play: tuple[int, ...], layouts: Sequence[Layout | None], work: Work
 ) -> tuple[float, float]:
     """One candidate's mean trick worth and mean point coefficient over the ``layouts`` the work allows
     (at least one: a candidate's first layout is reserved)."""
@@ -388,21 +330,13 @@ def _simulated(
         standing = advance(ctx, rules, lead, standing_of(ctx, rules, view.plays), play, index=done)
     last = sum(view.hand) == len(play)
     plays = [*view.plays, play]
-    rollout: list[int] | None = None
     units = TRICK_WORK + len(play)
-    if rolling and sum(view.hand) > len(play):
-        rollout = list(view.hand)
-        for f in play:
-            rollout[f] -= 1
-        units += (TRICK_WORK + 1) * sum(rollout)  # at most one trick per card left
     total = coef = 0.0
     n = 0
     for layout in layouts:
         if not work.spend(units, reserved=not n):
             break
-        value, c = _simulate(
-            info, view.leader, plays, lead, standing=standing, layout=layout, last=last, rollout=rollout
-        )
+        value, c = _simulate(info, view.leader, plays, lead, standing=standing, layout=layout, last=last)
         total += value
         coef += c
         n += 1
@@ -423,18 +357,8 @@ def _score(
     """
     ctx, rules = info.ctx, info.rules
     hand = view.hand
-    rolling = _rolls_out(view)
-    layouts = _layouts(info, view, rng, budget, everyone=rolling)
+    layouts = _layouts(info, view, rng, budget)
     work = Work(ceiling=MAX_WORK * 3 // (info.seats - 1))  # a trick of N plays models N - 1 seats
-    if rolling:  # the rest of the hand is simulated: no shared representative, no value of cards kept
-        per = (TRICK_WORK + 1) * sum(hand)
-        shown = min(len(candidates), MAX_CANDIDATES)
-        layouts = layouts[: max(1, min(len(layouts), MAX_WORK // (per * shown)))]
-        scores = []
-        for i, play in enumerate(candidates):
-            used = layouts if i < MAX_CANDIDATES else layouts[:1]
-            scores.append(_simulated(info, view, play, used, work, rolling=True)[0])
-        return scores, work
     losing: list[int] = []
     if view.plays:
         lead = decompose(ctx, view.plays[0])
@@ -485,7 +409,7 @@ def search_plays(
         if view.plays:
             given = _follow_candidates(info, view.hand, view.plays[0])
         else:
-            given = _lead_candidates(info, view.hand)[:MAX_CANDIDATES]
+            given = lead_candidates(info, view.hand)[:MAX_CANDIDATES]
     else:
         given = [tuple(p) for p in plays]
     layouts = clamp(budget)
