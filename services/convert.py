@@ -26,6 +26,7 @@ from rules_core.cards import (
     NUM_FACES,
     PLAYERS,
     Suit,
+    deal_sizes,
 )
 from rules_core.component import Component, width
 from rules_core.errors import InvalidArgumentError
@@ -534,19 +535,21 @@ def deal_context(request: pb.SuggestDeclarationRequest) -> tuple[bool, int | Non
     return first_hand, dealer
 
 
-def hand_so_far(message: pb.HandSoFar, path: str = "hand_so_far") -> HandSoFar:
-    """What the seat knows of the hand so far; rules_core checks it is a history a hand can have."""
+def hand_so_far(message: pb.HandSoFar, rules: Rules, path: str = "hand_so_far") -> HandSoFar:
+    """What the seat knows of the hand so far, bounded by the ruleset's table (R14.2: a hand of H cards
+    has at most H tricks of N plays); rules_core checks it is a history a hand can have."""
     if not message.ByteSize():
         return NOTHING_KNOWN
-    if len(message.tricks) > MAX_TRICKS:
-        raise invalid(f"{path}.tricks", Reason.BAD_SIZE, f"a hand has at most {MAX_TRICKS} tricks")
+    most, bottom = deal_sizes(rules.decks, rules.seats)
+    if len(message.tricks) > most:
+        raise invalid(f"{path}.tricks", Reason.BAD_SIZE, f"a hand has at most {most} tricks")
     return HandSoFar(
         dealer=message.dealer if message.HasField("dealer") else None,
         tricks=tuple(
-            seated(trick.plays, f"{path}.tricks[{i}].plays") for i, trick in enumerate(message.tricks)
+            seated(trick.plays, f"{path}.tricks[{i}].plays", rules) for i, trick in enumerate(message.tricks)
         ),
         attacker_points=message.attacker_points if message.HasField("attacker_points") else None,
-        bottom=cards(message.bottom, f"{path}.bottom"),
+        bottom=cards(message.bottom, f"{path}.bottom", bottom),
         declarations=shown_acts(message.declarations, f"{path}.declarations"),
     )
 

@@ -167,7 +167,7 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
         ctx = convert.trump(request.level, request.contract)
         hand = convert.cards(request.hand, "hand", convert.table_cards(rules))
         plays = convert.seated(request.trick.plays, "trick.plays", rules)
-        so_far = convert.hand_so_far(request.hand_so_far)
+        so_far = convert.hand_so_far(request.hand_so_far, rules)
         check_deadline(context)
         listing = list_plays(
             ctx,
@@ -191,7 +191,7 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
         ctx = convert.trump(request.level, request.contract)
         hand = convert.cards(request.hand, "hand", convert.table_cards(rules))
         plays = convert.seated(request.trick.plays, "trick.plays", rules)
-        so_far = convert.hand_so_far(request.hand_so_far)
+        so_far = convert.hand_so_far(request.hand_so_far, rules)
         check_deadline(context)
         suggestion = suggest(
             ctx,

@@ -20,8 +20,9 @@ How a play is chosen:
 1. *Candidates*: a few plays worth comparing, never the exponential set: per category the top and the
    lowest single, the highest and lowest pair, each tractor, a throw of cards that no unseen card can
    beat (so it cannot fail, R4.4–R4.7), and a point card of a plain suit an ally has shown void in and
-   no opponent has (the ally's ruff takes the points: a lead planned for the partner); for a follow, the rule engine's own listing (weakest first) plus
-   the cheapest winning, the point-feeding and the ruffing plays, each checked with ``check_follow``.
+   no opponent has (the ally's ruff takes the points: a lead planned for the partner); for a follow,
+   the rule engine's own listing (weakest first) plus the cheapest winning, the point-feeding and the
+   ruffing plays, each checked with ``check_follow``.
 2. *Layouts*: ``budget`` seeded deals of the unseen cards to the other seats, consistent with the voids
    the finished tricks revealed (R5.2), with every hand's size, and with what the bidding showed: each
    shown card stays with its seat until it plays it (R10.2; the dealer's may be in the bottom, R11;

@@ -85,6 +85,57 @@ def test_a_trick_by_suggestions(stub: Stub, decks: int, seats: int, partners: st
             plays.append({"seat": i, "cards": names(played)})
 
 
+@pytest.mark.parametrize(("decks", "seats", "partners"), [*TABLES, (4, 4, "PARTNERS_FIXED")])
+def test_suggestions_told_the_tables_history(stub: Stub, decks: int, seats: int, partners: str) -> None:
+    """SuggestPlay and a ranked ListLegalPlays told the finished tricks of N plays (``hand_so_far``, as
+    a table sends them) answer on every table, each suggestion legal; a history longer than the table's
+    hand has tricks (R14.2: 52 on four decks and four seats) is refused naming ``hand_so_far.tricks``."""
+    rng = random.Random(decks * 100 + seats)
+    size = {(4, 4): 52}.get((decks, seats)) or _SIZES[(decks, seats)][0]
+    table = _table(decks, seats, partners)
+    hands = _deal(rng, decks, seats, size)[:seats]
+    head = {"ruleset": table, "level": "RANK_5", "contract": "CONTRACT_SPADES"}
+    tricks: list[dict[str, Any]] = []
+    leader = 0
+    for _ in range(3):
+        plays: list[dict[str, Any]] = []
+        for offset in range(seats):
+            seat_ = (leader + offset) % seats
+            so_far = {"dealer": 0, "tricks": tricks}
+            turn = {
+                **head,
+                "seat": seat_,
+                "hand": names(hands[seat_]),
+                "trick": {"leader": leader, "plays": plays},
+            }
+            suggestion = call(
+                stub.SuggestPlay, message(pb.SuggestPlayRequest, {**turn, "hand_so_far": so_far})
+            )
+            ranked = {**turn, "hand_so_far": so_far, "rank": True, "max_plays": 4}
+            assert call(stub.ListLegalPlays, message(pb.ListLegalPlaysRequest, ranked)).plays
+            others = (
+                [{"seat": s, "cards": names(hands[s])} for s in range(seats) if s != seat_]
+                if not plays
+                else []
+            )
+            check = {**turn, "cards": list(suggestion.cards), "other_hands": others}
+            verdict = call(stub.ValidatePlay, message(pb.ValidatePlayRequest, check))
+            assert verdict.legal, (notation(suggestion.cards), verdict.message)
+            led = verdict.throw_outcome.led if verdict.HasField("throw_outcome") else suggestion.cards
+            played = notation(led)  # R4.7: a failed throw leads its forced component
+            for name in played:
+                hands[seat_].remove(name)
+            plays.append({"seat": seat_, "cards": names(played)})
+        tricks.append({"plays": plays})
+        fixed = {**head, "ruleset": {**table, "partners": "PARTNERS_FIXED"}}  # the winner is the same
+        done = message(pb.ResolveTrickRequest, {**fixed, "leader": leader, "plays": plays, "dealer": 0})
+        leader = call(stub.ResolveTrick, done).winner
+    longer = {"dealer": 0, "tricks": [tricks[0]] * (size + 1)}
+    turn = {**head, "seat": 0, "hand": names(hands[0]), "hand_so_far": longer}
+    code, violations = rejected(stub.SuggestPlay, message(pb.SuggestPlayRequest, turn))
+    assert code == INVALID and ("hand_so_far.tricks", "BAD_SIZE") in violations
+
+
 @pytest.mark.parametrize(("decks", "seats", "partners"), TABLES)
 def test_bury_suggestion(stub: Stub, decks: int, seats: int, partners: str) -> None:
     """R14.2: the suggested bury is the bottom's size and ValidateBury finds it legal."""
