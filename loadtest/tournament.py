@@ -85,7 +85,7 @@ from rules_core.friends import FriendCall, call_count, check_calls
 from rules_core.legal_plays import legal_plays
 from rules_core.rules import DEFAULT_RULES, PRESETS, FollowRule, Partners, Rules
 from rules_core.seating import SeatCards
-from rules_core.selfplay import IllegalPlayError, Style, deal, declare, play_out
+from rules_core.selfplay import IllegalPlayError, Played, Style, deal, declare, play_out
 from rules_core.shapes import decompose
 from rules_core.strategy import DEFAULT_BUDGET, SeatView, strong_play, winning_play
 from rules_core.strategy.bury import BuryPolicy, suggest_bury
@@ -731,17 +731,7 @@ def play_game(
     hand33 = add(spec.hands[dealer], spec.bottom)
     chosen = burier(ctx, rules, hand33) if burier else habits[dealer].bury(ctx, rules, hand33, spec.bottom)
     buried = tuple(sorted(chosen))
-    hands = list(spec.hands)
-    hands[dealer] = remove(add(hands[dealer], spec.bottom), buried)
-    played = play_out(
-        ctx,
-        rules,
-        hands,
-        dealer=dealer,
-        buried=buried,
-        seats=[_seat(ctx, rules, player, spec.seed) for player in seats],
-        names=[player.name for player in seats],
-    )
+    played = _played(ctx, rules, spec, buried, seats)
     record = HandRecord(
         level=spec.level,
         attacker_level=spec.attacker_level,
@@ -765,6 +755,30 @@ def _seat(
     ctx: TrumpContext, rules: Rules, player: Player, seed: int
 ) -> Callable[[SeatView], tuple[int, ...]]:
     return lambda view: tuple(player(ctx, rules, view, seed))
+
+
+def _played(  # noqa: PLR0917 (the hand's parts, each once)
+    ctx: TrumpContext,
+    rules: Rules,
+    spec: Deal | TableDeal,
+    buried: tuple[int, ...],
+    seats: Sequence[Player],
+    calls: Sequence[FriendCall] = (),
+) -> Played:
+    """The dealt hand played out by ``seats`` (``rules_core.selfplay.play_out``, every play checked), the
+    dealer holding the bottom less what he buried (R11)."""
+    hands = list(spec.hands)
+    hands[spec.dealer] = remove(add(hands[spec.dealer], spec.bottom, rules.decks), buried)
+    return play_out(
+        ctx,
+        rules,
+        hands,
+        dealer=spec.dealer,
+        buried=buried,
+        seats=[_seat(ctx, rules, player, spec.seed) for player in seats],
+        names=[player.name for player in seats],
+        calls=calls,
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -931,19 +945,8 @@ def play_table_game(rules: Rules, spec: TableDeal, seats: Sequence[Player]) -> T
     dealer = spec.dealer
     held = [f for f in range(NUM_FACES) for _ in range(spec.hands[dealer][f])] + list(spec.bottom)
     buried = tuple(sorted(suggest_table_bury(ctx, rules, hand=held)))
-    hands = list(spec.hands)
-    hands[dealer] = remove(add(hands[dealer], spec.bottom, rules.decks), buried)
     calls = table_calls(rules, ctx, spec.hands[dealer]) if rules.partners is Partners.FRIENDS else ()
-    played = play_out(
-        ctx,
-        rules,
-        hands,
-        dealer=dealer,
-        buried=buried,
-        seats=[_seat(ctx, rules, player, spec.seed) for player in seats],
-        names=[player.name for player in seats],
-        calls=calls,
-    )
+    played = _played(ctx, rules, spec, buried, seats, calls)
     recorded: list[tuple[list[SeatCards], tuple[int, ...]]] = []
     leader = dealer
     for trick in played.tricks:
