@@ -540,7 +540,7 @@ def hand_so_far(message: pb.HandSoFar, rules: Rules, path: str = "hand_so_far") 
     has at most H tricks of N plays); rules_core checks it is a history a hand can have."""
     if not message.ByteSize():
         return NOTHING_KNOWN
-    most, bottom = deal_sizes(rules.decks, rules.seats)
+    most, _ = deal_sizes(rules.decks, rules.seats)
     if len(message.tricks) > most:
         raise invalid(f"{path}.tricks", Reason.BAD_SIZE, f"a hand has at most {most} tricks")
     return HandSoFar(
@@ -549,7 +549,7 @@ def hand_so_far(message: pb.HandSoFar, rules: Rules, path: str = "hand_so_far") 
             seated(trick.plays, f"{path}.tricks[{i}].plays", rules) for i, trick in enumerate(message.tricks)
         ),
         attacker_points=message.attacker_points if message.HasField("attacker_points") else None,
-        bottom=cards(message.bottom, f"{path}.bottom", bottom),
+        bottom=cards(message.bottom, f"{path}.bottom", table_cards(rules)),  # its size is rules_core's
         declarations=shown_acts(message.declarations, f"{path}.declarations"),
     )
 
