@@ -220,7 +220,6 @@ def _trick_value(
     *,
     best: int,
     last: bool,
-    tempo_counts: bool = True,
 ) -> tuple[float, float]:
     """The trick's worth for the seat's side (attackers' points signed, dig included, plus tempo), and
     what one more point in it would be worth to the side (+1, -1 or 0; ±0.5 with the dealer unknown)."""
@@ -230,7 +229,7 @@ def _trick_value(
         for f in play:
             points += POINTS[f]
     mine = allied(info, winner, info.seat)
-    tempo = 0.0 if last or not tempo_counts else TEMPO if mine else -TEMPO
+    tempo = 0.0 if last else TEMPO if mine else -TEMPO
     if info.dealer is None:
         coef = 0.5 if mine else -0.5
         return points * coef + tempo, coef
