@@ -22,9 +22,7 @@ from dataclasses import dataclass
 from rules_core.bidding import Declaration, resolve_declarations
 from rules_core.cards import (
     COPIES,
-    FULL_DECK,
     NUM_FACES,
-    PLAYERS,
     POINTS,
     Hand,
     Suit,
@@ -32,11 +30,13 @@ from rules_core.cards import (
     face_of,
     hand_of,
 )
+from rules_core.component import width
 from rules_core.follow import check_follow
 from rules_core.legal_plays import legal_plays
-from rules_core.rules import Rules
+from rules_core.rules import FollowRule, Rules
 from rules_core.shapes import decompose
 from rules_core.strategy import SeatView
+from rules_core.strategy.knowledge import sides
 from rules_core.trick import Standing, advance, standing_of
 from rules_core.trump import TRUMP, TrumpContext, trump_context
 from rules_core.verdicts import Legal
@@ -95,11 +95,15 @@ class Table:
     """Face → copies not in its hand and not yet played."""
     voids: frozenset[tuple[int, int]]
     """(seat, category) pairs: the seat followed that category with other cards once."""
+    kin: list[list[float]]
+    """Seat → seat → +1 same side, -1 opposite, between while friends are unknown (``strategy.knowledge``)."""
 
 
-def remember(ctx: TrumpContext, view: SeatView) -> Table:
-    """Count the played cards and note voids from the finished tricks and the trick so far (R5.2)."""
-    unseen = [FULL_DECK[f] - view.hand[f] for f in range(NUM_FACES)]
+def remember(ctx: TrumpContext, rules: Rules, view: SeatView) -> Table:
+    """Count the played cards of the table's decks and note voids from the finished tricks and the trick
+    so far (R5.2); the sides as the seat knows them (R1.5, R14.9, R15)."""
+    n = rules.seats
+    unseen = [rules.decks - view.hand[f] for f in range(NUM_FACES)]
     voids: set[tuple[int, int]] = set()
     for leader, plays in (*view.tricks, (view.leader, view.plays)):
         if not plays:
@@ -109,10 +113,10 @@ def remember(ctx: TrumpContext, view: SeatView) -> Table:
             for face in play:
                 unseen[face] = max(0, unseen[face] - 1)
             if offset and sum(1 for f in play if ctx.category[f] == cat) < len(plays[0]):
-                voids.add(((leader + offset) % PLAYERS, cat))
+                voids.add(((leader + offset) % n, cat))
     for face in view.bottom:
         unseen[face] = max(0, unseen[face] - 1)
-    return Table(tuple(unseen), frozenset(voids))
+    return Table(tuple(unseen), frozenset(voids), sides(rules, view, view.dealer)[0])
 
 
 def _cost(ctx: TrumpContext, play: Sequence[int]) -> int:
@@ -130,29 +134,29 @@ def _is_master(ctx: TrumpContext, table: Table, play: Sequence[int]) -> bool:
     if len(shape.components) != 1 or shape.category is None:
         return False
     comp = shape.components[0]
-    need = 2 if comp.pairs else 1
+    need = width(comp) if comp.pairs else 1  # R14.3: a tuple's copies
     return not any(table.unseen[f] >= need and ctx.strength[f] > comp.top for f in ctx.faces[shape.category])
 
 
 @dataclass
 class CarefulPlayer:
-    """The careful casual player as a tournament seat (``loadtest.tournament.Player``)."""
+    """The careful casual player as a tournament seat (``loadtest.tournament.Player``), on every table:
+    N seats, D decks, fixed partners or the sides as far as the seat knows them."""
 
     name: str = "careful"
 
     def __call__(self, ctx: TrumpContext, rules: Rules, view: SeatView, seed: int) -> tuple[int, ...]:
-        table = remember(ctx, view)
+        table = remember(ctx, rules, view)
         if not view.plays:
-            return self.lead(ctx, view, table)
+            return self.lead(ctx, rules, view, table)
         return self.follow(ctx, rules, view, table)
 
-    def lead(self, ctx: TrumpContext, view: SeatView, table: Table) -> tuple[int, ...]:
+    def lead(self, ctx: TrumpContext, rules: Rules, view: SeatView, table: Table) -> tuple[int, ...]:
         """Masters first (tractors, pairs, then singles) where no opponent can ruff, else low and short."""
         hand = view.hand
-        opponents = [(view.seat + 1) % PLAYERS, (view.seat + 3) % PLAYERS]
-        leads = [
-            p for p in legal_plays(ctx, hand=hand, limit=300).plays if len(decompose(ctx, p).components) == 1
-        ]
+        opponents = [s for s in range(rules.seats) if table.kin[view.seat][s] <= 0.5]
+        listed = legal_plays(ctx, hand=hand, limit=300, decks=rules.decks).plays
+        leads = [p for p in listed if len(decompose(ctx, p).components) == 1]
         safe = [
             p
             for p in leads
@@ -174,14 +178,15 @@ class CarefulPlayer:
     def follow(self, ctx: TrumpContext, rules: Rules, view: SeatView, table: Table) -> tuple[int, ...]:
         """Feed a partner who is winning safely, win cheaply when it is worth it, else follow low."""
         hand, lead = view.hand, view.plays[0]
-        options = _options(ctx, hand, lead)
+        options = _options(ctx, rules, hand, lead)
         standing = standing_of(ctx, rules, view.plays)
         me = len(view.plays)
         shape = decompose(ctx, lead)
-        last = me == PLAYERS - 1
-        partner_winning = (me - standing.best) % 2 == 0
+        n = rules.seats
+        last = me == n - 1
+        partner_winning = table.kin[view.seat][(view.leader + standing.best) % n] > 0.5
         on_table = sum(_points(p) for p in view.plays)
-        if partner_winning and (last or _safe(ctx, view, table, standing)):
+        if partner_winning and (last or _safe(ctx, n, view, table, standing)):
             return max(options, key=lambda p: (_points(p), -_cost(ctx, p)))
         winners = [p for p in options if advance(ctx, rules, shape, standing, p, index=me).best == me]
         if not last:  # a later opponent may still beat it: only a master (or a ruff) is a sure win
@@ -193,20 +198,24 @@ class CarefulPlayer:
         return min(options, key=lambda p: (_points(p), _cost(ctx, p)))
 
 
-def _safe(ctx: TrumpContext, view: SeatView, table: Table, standing: Standing) -> bool:
+def _safe(ctx: TrumpContext, seats: int, view: SeatView, table: Table, standing: Standing) -> bool:
     """Whether the partner's winning play will hold: it is a master, or a ruff the seat after cannot top
     (that seat has shown it holds the led suit)."""
     play = view.plays[standing.best]
     lead_cat = ctx.category[view.plays[0][0]]
-    after = (view.seat + 1) % PLAYERS
+    after = (view.seat + 1) % seats
     if standing.ruffed:
         return (after, lead_cat) not in table.voids
     return _is_master(ctx, table, play) and (lead_cat == TRUMP or (after, lead_cat) not in table.voids)
 
 
-def _options(ctx: TrumpContext, hand: Hand, lead: Sequence[int]) -> list[tuple[int, ...]]:
+def _options(ctx: TrumpContext, rules: Rules, hand: Hand, lead: Sequence[int]) -> list[tuple[int, ...]]:
     """The engine's weakest-first follows plus a cheap and a strong ruff and the strongest in-suit play."""
-    options = list(legal_plays(ctx, hand=hand, lead=lead, limit=LISTING).plays)
+    structure = rules.follow is FollowRule.STRUCTURE  # R16.3
+    decks = rules.decks
+    options = list(
+        legal_plays(ctx, hand=hand, lead=lead, limit=LISTING, structure=structure, decks=decks).plays
+    )
     n, cat = len(lead), ctx.category[lead[0]]
     own = [f for f in ctx.faces[cat] for _ in range(hand[f])]
     built: list[list[int]] = []
@@ -214,12 +223,13 @@ def _options(ctx: TrumpContext, hand: Hand, lead: Sequence[int]) -> list[tuple[i
         built.append(own[:n])
     elif not own:
         trumps = [f for f in ctx.faces[TRUMP] for _ in range(hand[f])]  # strongest first
-        pairs = [f for f in reversed(ctx.faces[TRUMP]) if hand[f] == 2]
+        pairs = [f for f in reversed(ctx.faces[TRUMP]) if hand[f] >= 2]
         if len(trumps) >= n:
             built += [trumps[-n:], trumps[:n]]
             if n == 2 and pairs:
                 built.append([pairs[0], pairs[0]])
     for play in built:
-        if contains(hand, play) and isinstance(check_follow(ctx, hand=hand, lead=lead, play=play), Legal):
+        verdict = check_follow(ctx, hand=hand, lead=lead, play=play, structure=structure, decks=decks)
+        if contains(hand, play) and isinstance(verdict, Legal):
             options.append(tuple(play))
     return options

@@ -90,9 +90,8 @@ from rules_core.shapes import decompose
 from rules_core.strategy import DEFAULT_BUDGET, SeatView, strong_play, winning_play
 from rules_core.strategy.bury import BuryPolicy, suggest_bury
 from rules_core.strategy.declaration import suggest_declaration
-from rules_core.strategy.knowledge import sides
 from rules_core.strategy.shown import with_bidding
-from rules_core.trick import advance, resolve_trick, standing_of
+from rules_core.trick import resolve_trick, standing_of
 from rules_core.trump import TRUMP, TrumpContext, trump_context
 from services.convert import cards as faces_in
 from services.convert import cards_out
@@ -1004,100 +1003,12 @@ def run_table_pairing(
     return PairingResult(p.name, name, tuple(deltas), games, games)
 
 
-@dataclass
-class TableCareful:
-    """The careful casual player on any table (``loadtest.casual.CarefulPlayer``'s habits for N seats and
-    D copies): masters first where no opponent has shown a void, else a low card of the shortest plain
-    suit; feed an ally who is winning with a master, win cheaply with a master or a ruff, else go low.
-    Its sides are what the seat knows (``strategy.knowledge.sides``)."""
-
-    name: str = "careful"
-
-    def __call__(self, ctx: TrumpContext, rules: Rules, view: SeatView, seed: int) -> tuple[int, ...]:
-        n = rules.seats
-        unseen = [rules.decks - view.hand[f] for f in range(NUM_FACES)]
-        voids: set[tuple[int, int]] = set()
-        for leader, plays in (*view.tricks, (view.leader, view.plays)):
-            if not plays:
-                continue
-            cat = ctx.category[plays[0][0]]
-            for offset, play in enumerate(plays):
-                for f in play:
-                    unseen[f] = max(0, unseen[f] - 1)
-                if offset and sum(1 for f in play if ctx.category[f] == cat) < len(plays[0]):
-                    voids.add(((leader + offset) % n, cat))
-        for f in view.bottom:
-            unseen[f] = max(0, unseen[f] - 1)
-        kin = sides(rules, view, view.dealer)[0]
-
-        def master(play: Sequence[int]) -> bool:
-            shape = decompose(ctx, play)
-            if len(shape.components) != 1 or shape.category is None:
-                return False
-            comp = shape.components[0]
-            need = len(comp.cards) // max(comp.pairs, 1) if comp.pairs else 1
-            return not any(
-                unseen[f] >= need and ctx.strength[f] > comp.top for f in ctx.faces[shape.category]
-            )
-
-        def cost(play: Sequence[int]) -> int:
-            return sum(ctx.strength[f] + (30 if ctx.category[f] == TRUMP else 0) for f in play)
-
-        def points(play: Sequence[int]) -> int:
-            return sum(POINTS[f] for f in play)
-
-        hand = view.hand
-        if not view.plays:
-            opponents = [s for s in range(n) if kin[view.seat][s] <= 0.5]
-            leads = [
-                p
-                for p in legal_plays(ctx, hand=hand, limit=300, decks=rules.decks).plays
-                if len(decompose(ctx, p).components) == 1
-            ]
-            safe = [
-                p
-                for p in leads
-                if master(p)
-                and (
-                    ctx.category[p[0]] == TRUMP
-                    or not any((s, ctx.category[p[0]]) in voids for s in opponents)
-                )
-            ]
-            if safe:
-                return max(safe, key=lambda p: (len(p), ctx.category[p[0]] != TRUMP, points(p), -cost(p)))
-            length = {cat: sum(hand[f] for f in ctx.faces[cat]) for cat in range(5)}
-            plain = [p for p in leads if len(p) == 1 and ctx.category[p[0]] != TRUMP and not POINTS[p[0]]]
-            if plain:
-                return min(plain, key=lambda p: (length[ctx.category[p[0]]], ctx.strength[p[0]]))
-            singles = [p for p in leads if len(p) == 1]
-            return min(singles, key=lambda p: (POINTS[p[0]], ctx.category[p[0]] == TRUMP, ctx.strength[p[0]]))
-        lead = view.plays[0]
-        structure = rules.follow is FollowRule.STRUCTURE
-        options = list(
-            legal_plays(ctx, hand=hand, lead=lead, limit=40, structure=structure, decks=rules.decks).plays
-        )
-        standing = standing_of(ctx, rules, view.plays)
-        me = len(view.plays)
-        shape = decompose(ctx, lead)
-        last = me == n - 1
-        winner = (view.leader + standing.best) % n
-        if kin[view.seat][winner] > 0.5 and (last or master(view.plays[standing.best])):
-            return max(options, key=lambda p: (points(p), -cost(p)))
-        winners = [p for p in options if advance(ctx, rules, shape, standing, p, index=me).best == me]
-        if not last:
-            winners = [p for p in winners if master(p) or ctx.category[p[0]] != shape.category]
-        on_table = sum(points(p) for p in view.plays)
-        if winners and (on_table >= 10 or last or min(cost(p) for p in winners) < 30):
-            return min(winners, key=lambda p: (cost(p), -points(p)))
-        return min(options, key=lambda p: (points(p), cost(p)))
-
-
 TABLE_OPPONENTS: dict[str, Callable[[int], Player]] = {
     "R13.6": lambda seed: TableR136(),
     "random": RandomPlayer,
-    "careful": lambda seed: TableCareful(),
+    "careful": lambda seed: CarefulPlayer(),
 }
-"""The opponents on another table (greedy and the casual careful player are four-seat players)."""
+"""The opponents on another table (greedy is a four-seat player)."""
 
 
 @dataclass

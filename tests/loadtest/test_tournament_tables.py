@@ -11,12 +11,12 @@ from dataclasses import replace
 
 import pytest
 
+from loadtest.casual import CarefulPlayer
 from loadtest.tournament import (
     TABLE_OPPONENTS,
     Player,
     RandomPlayer,
     StrongPlayer,
-    TableCareful,
     TableR136,
     main,
     make_table_deal,
@@ -56,7 +56,7 @@ def test_every_table_game_is_audited_and_mixes_every_player(
     """Strong, careful, random and R13.6 seats at one table: the hand is played to its end (every play
     checked) and the table audit agrees with the score (play_table_game raises otherwise)."""
     rules = _rules(decks, seats, partners)
-    kinds: list[Player] = [StrongPlayer(), TableCareful(), RandomPlayer(5), TableR136()]
+    kinds: list[Player] = [StrongPlayer(), CarefulPlayer(), RandomPlayer(5), TableR136()]
     seats_of = [kinds[s % len(kinds)] for s in range(seats)]
     for seed in (1, 2):
         game = play_table_game(rules, make_table_deal(rules, seed), seats_of)
