@@ -15,7 +15,7 @@ from test_properties import _sub_multisets as sub_multisets
 
 from rules_core.audit import HandRecord, audit_hand
 from rules_core.bidding import Declaration, resolve_declarations
-from rules_core.cards import NUM_FACES, Hand, Suit, parse_cards
+from rules_core.cards import FULL_DECK, NUM_FACES, Hand, Suit, parse_cards
 from rules_core.errors import InvalidArgumentError, Problem
 from rules_core.follow import check_follow
 from rules_core.legal_plays import MAX_LIMIT, legal_plays
@@ -824,6 +824,8 @@ def test_the_opponent_model_ruffs_a_throw_only_to_take_it(policy: ThrowRuffCompa
         partner_winning=False,
         standing=standing_of(ctx, rules, plays),
         trick_points=20,
+        outside=FULL_DECK,
+        last=False,
     )
     takes = (
         resolve_trick(ctx, rules, leader=0, plays=[*plays, ruff, _cards("D2 D3 D4")], dealer=0).winner == 2

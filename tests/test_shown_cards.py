@@ -75,13 +75,16 @@ def held_by(acts: Acts) -> list[list[int]]:
 @dataclass
 class Checker:
     """A seat for ``play_out`` that, at every turn, validates the history with the bidding, samples
-    layouts of the unseen cards and checks the shown cards in each, then plays R13.6's card."""
+    layouts of the unseen cards and checks the shown cards in each, then leads a pair when it holds one
+    and otherwise plays R13.6's card."""
 
     ctx: TrumpContext
     dealer: int
     acts: Acts
     rng: random.Random
     layouts: int = 0
+    unpaired: int = 0
+    """(seat, category) pairs known to hold no pair (R5.3) over the layouts: the inference was exercised."""
 
     def __call__(self, view: SeatView) -> tuple[int, ...]:
         ctx, dealer, shown = self.ctx, self.dealer, held_by(self.acts)
@@ -118,6 +121,13 @@ class Checker:
                     if s != dealer:
                         assert layout[s][face] >= still[s][face], (view, s, face)
                     assert layout[s][face] + elsewhere <= info.unseen[face], (view, s, face)
+                    cat = ctx.category[face]
+                    assert not (info.voids[s][cat] and layout[s][face]), (view, s, face)  # R5.2
+                    assert not (info.unpaired[s][cat] and layout[s][face] >= 2), (view, s, face)  # R5.3
+            self.unpaired += sum(info.unpaired[s].count(True) for s in others)
+        pairs = [f for f in range(NUM_FACES) if view.hand[f] >= 2]
+        if not view.plays and pairs:  # a pair lead: the followers show the pairs they lack (R5.3)
+            return (pairs[0], pairs[0])
         return suggest_play(ctx, hand=view.hand, lead=view.plays[0] if view.plays else ())
 
 
@@ -130,9 +140,10 @@ def test_every_sampled_layout_keeps_every_shown_card_with_its_seat(seed: int) ->
     """Seeded whole hands with a random accepted bidding and a random bury (the dealer may bury a shown
     card, R11): at every turn the history validates, and in 12 layouts sampled for every other seat each
     non-dealer seat holds every shown card it has not played, and no seat holds one another seat still
-    holds; the dealer's are in his hand or in no other seat's."""
+    holds; the dealer's are in his hand or in no other seat's. No seat holds a card of a category it
+    showed void in (R5.2), nor a pair of one it followed a pair lead of with fewer pairs (R5.3)."""
     rng = random.Random(seed)
-    checked = 0
+    checked = inferred = 0
     while checked < 3:
         hands, bottom = deal(rng)
         level = rng.randint(2, 14)
@@ -150,6 +161,8 @@ def test_every_sampled_layout_keeps_every_shown_card_with_its_seat(seed: int) ->
         checker = Checker(ctx, dealer, acts, rng)
         play_out(ctx, DEFAULT_RULES, live, dealer=dealer, buried=buried, seats=[checker] * PLAYERS)
         assert checker.layouts >= 12 * 25  # at least one turn a trick
+        inferred += checker.unpaired
+    assert inferred  # some seat followed a pair lead with fewer pairs: its layouts were checked pairless
 
 
 def test_the_bidding_facts_are_validated() -> None:

@@ -13,9 +13,9 @@ import pytest
 
 from rules_core.audit import HandRecord, audit_hand
 from rules_core.bidding import resolve_declarations
-from rules_core.cards import PLAYERS, Suit, add, hand_of, parse_cards, remove
+from rules_core.cards import FULL_DECK, PLAYERS, Suit, add, hand_of, parse_cards, remove
 from rules_core.follow import check_follow
-from rules_core.rules import DEFAULT_RULES, RULEBOOK_000, RULEBOOK_003, Rules
+from rules_core.rules import DEFAULT_RULES, RULEBOOK_000, RULEBOOK_003, FollowRule, Rules
 from rules_core.selfplay import Style, play_hand, strong_seat
 from rules_core.shapes import decompose
 from rules_core.strategy import (
@@ -257,7 +257,15 @@ def test_the_model_ruffs_a_throw_into_a_void() -> None:
     lead = decompose(ctx, _cards("SA SA SK"))
     hand = list(hand_of(_cards("H3 H3 H5 D4 D6")))
     play = model_follow(
-        ctx, DEFAULT_RULES, hand, lead, partner_winning=False, standing=opening(lead), trick_points=10
+        ctx,
+        DEFAULT_RULES,
+        hand,
+        lead,
+        partner_winning=False,
+        standing=opening(lead),
+        trick_points=10,
+        outside=FULL_DECK,
+        last=False,
     )
     assert sorted(play) == sorted(_cards("H3 H3 H5"))
     judged = resolve_trick(
@@ -268,6 +276,79 @@ def test_the_model_ruffs_a_throw_into_a_void() -> None:
         dealer=0,
     )
     assert judged.winner == 1  # the ruff takes the throw (R6.4)
+
+
+@pytest.mark.parametrize("last", [False, True])
+def test_the_model_takes_a_single_with_a_master_unless_it_plays_last(last: bool) -> None:
+    """The opponents' model as a careful player: short of the last seat, a follower beats an opponent's
+    single only with a card nothing it cannot see tops (a later seat could top anything else); the
+    last seat takes it with its cheapest winner (R7.1)."""
+    ctx = trump_context(2, Suit.H)
+    lead = decompose(ctx, _cards("S10"))
+    hand = list(hand_of(_cards("SQ S3 D4")))
+    unplayed = list(FULL_DECK)
+    unplayed[_cards("S10")[0]] -= 1
+
+    def answer(outside: list[int]) -> tuple[int, ...]:
+        play = model_follow(
+            ctx,
+            DEFAULT_RULES,
+            hand,
+            lead,
+            partner_winning=False,
+            standing=opening(lead),
+            trick_points=10,
+            outside=outside,
+            last=last,
+        )
+        return tuple(play)
+
+    assert answer(unplayed) == (_cards("SQ") if last else _cards("S3"))  # SA, SK unseen: SQ no master
+    masters = list(unplayed)
+    for face in _cards("SA SK"):
+        masters[face] = 0  # both aces and kings played: SQ is the master
+    assert answer(masters) == _cards("SQ")
+
+
+def _pair_trick(second: str) -> tuple[tuple[int, tuple[tuple[int, ...], ...]], ...]:
+    """A finished trick: seat 0 leads S4 S4, seat 1 follows ``second``, seats 2 and 3 follow spades."""
+    return ((0, (_cards("S4 S4"), _cards(second), _cards("S8 S9"), _cards("S7 S7"))),)
+
+
+def test_a_pair_followed_with_singles_shows_the_follower_holds_no_pair() -> None:
+    """R5.3: a follower who plays the led category in full with fewer pairs than the lead held none
+    left, and holds none later; a pair follow or a discard (a void, R5.2) shows no such thing, nor does
+    a table where structure is not owed (R16.3 SUIT_ONLY) or a pair is not two copies (three decks)."""
+    ctx = trump_context(2, Suit.H)
+    spades = ctx.category[_cards("S4")[0]]
+    hand = hand_of(_cards("C5 C6 D7 D8 H3 HK"))
+    view = SeatView(seat=2, hand=hand, leader=2, dealer=0, tricks=_pair_trick("S5 S6"))
+    info = knowledge(ctx, DEFAULT_RULES, view)
+    assert info.unpaired[1][spades] and not info.voids[1][spades]
+    assert info.unpaired[2][spades] and not info.unpaired[3][spades]  # S8 S9; the pair S7 S7
+    assert not any(info.unpaired[1][c] for c in range(5) if c != spades)
+    discard = knowledge(ctx, DEFAULT_RULES, replace(view, tricks=_pair_trick("S5 C4")))
+    assert discard.voids[1][spades] and not discard.unpaired[1][spades]
+    suit_only = replace(DEFAULT_RULES, follow=FollowRule.SUIT_ONLY)
+    assert knowledge(ctx, suit_only, view).unpaired == []
+    wide = replace(DEFAULT_RULES, decks=3, seats=6)
+    assert knowledge(ctx, wide, replace(view, tricks=())).unpaired == []
+
+
+def test_a_pair_no_other_seat_can_top_makes_a_sure_throw() -> None:
+    """SA and SQ SQ with SK SK unseen: a throw of them can fail (R4.4: a seat may hold the kings' pair)
+    until every other seat has shown it holds no spade pair (R5.3), and it is then a candidate lead."""
+    ctx = trump_context(2, Suit.H)
+    hand = hand_of(_cards("SA SQ SQ C5 C6 D7 D8 H3"))
+    throw = tuple(sorted(_cards("SA SQ SQ")))
+    open_view = SeatView(seat=0, hand=hand, leader=0, dealer=0)
+    assert throw not in lead_candidates(knowledge(ctx, DEFAULT_RULES, open_view), hand)
+    shown = ((0, (_cards("S3 S3"), _cards("S5 S6"), _cards("S7 S8"), _cards("S9 S10"))),)
+    told = replace(open_view, hand=hand, tricks=shown)
+    info = knowledge(ctx, DEFAULT_RULES, told)
+    assert all(info.unpaired[s][ctx.category[_cards("SA")[0]]] for s in (1, 2, 3))
+    assert throw in lead_candidates(info, hand)
+    assert info.unseen[_cards("SK")[0]] == 2  # the kings are still unseen: only the inference made it sure
 
 
 def test_a_lead_into_an_allys_void_offers_a_point_card_for_its_ruff() -> None:

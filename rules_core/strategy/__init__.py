@@ -24,10 +24,14 @@ How a play is chosen:
    the rule engine's own listing (weakest first) plus the cheapest winning, the point-feeding and the
    ruffing plays, each checked with ``check_follow``.
 2. *Layouts*: ``budget`` seeded deals of the unseen cards to the other seats, consistent with the voids
-   the finished tricks revealed (R5.2), with every hand's size, and with what the bidding showed: each
-   shown card stays with its seat until it plays it (R10.2; the dealer's may be in the bottom, R11;
-   :mod:`~rules_core.strategy.shown`, which also rules that nothing is inferred from an act not made).
-3. *Evaluation*: in each layout the seats still to play answer with a fixed casual model (win cheaply,
+   the finished tricks revealed (R5.2), on two decks with the pairs a seat showed it lacks (it followed
+   a pair or tractor lead in the suit with fewer pairs, R5.3), with every hand's size, and with what
+   the bidding showed: each shown card stays with its seat until it plays it (R10.2; the dealer's may
+   be in the bottom, R11; :mod:`~rules_core.strategy.shown`, which also rules that nothing is inferred
+   from an act not made). A draw that breaks one of these is mended by a chain of swaps, so late in a
+   hand, when the voids leave little room, the layouts stay true to the table.
+3. *Evaluation*: in each layout the seats still to play answer with a fixed model of a careful player
+   (take an opponent's single or pair with a master, or with the cheapest winner when it plays last;
    feed a winning partner, ruff points, discard low), the trick is judged as R7 judges it, and the play
    scores the attackers' points it brings (signed for the seat's side, the dig included at the last
    trick), a small bonus for taking the lead, minus what the cards spent were worth for later tricks

@@ -10,7 +10,7 @@ from typing import Final
 
 from rules_core.cards import NUM_FACES, POINTS, Hand, deal_sizes
 from rules_core.friends import call_count
-from rules_core.rules import Partners, Rules
+from rules_core.rules import FollowRule, Partners, Rules
 from rules_core.trump import TRUMP, TrumpContext
 
 MASTER: Final = 1.5
@@ -104,6 +104,9 @@ class Knowledge:
     exact: bool = True
     """Every side is known (fixed partners, or finding friends with every friend found and the seat's own
     side known): the scores read the sides as certain."""
+    unpaired: list[list[bool]] = field(default_factory=list)
+    """Seat → category → known to hold no pair of it (R5.3, see :func:`pair_units`); empty off the
+    two-deck structure rule, where nothing is inferred."""
 
 
 def partners(a: int, b: int) -> bool:
@@ -165,24 +168,7 @@ def knowledge(ctx: TrumpContext, rules: Rules, view: SeatView) -> Knowledge:
     n_seats, copies = rules.seats, rules.decks
     hand_size, bottom_size = deal_sizes(copies, n_seats)
     unseen = [copies - hand[f] for f in range(NUM_FACES)]
-    voids = [[False] * 5 for _ in range(n_seats)]
-    category = ctx.category
-
-    def see(leader: int, plays: Sequence[Sequence[int]]) -> None:
-        if not plays or not plays[0]:
-            return
-        cat = category[plays[0][0]]
-        n = len(plays[0])
-        for offset, play in enumerate(plays):
-            for face in play:
-                if unseen[face] > 0:
-                    unseen[face] -= 1
-            if offset and sum(1 for face in play if category[face] == cat) < n:
-                voids[(leader + offset) % n_seats][cat] = True
-
-    for leader, plays in view.tricks:
-        see(leader, plays)
-    see(view.leader, view.plays)
+    voids, unpaired = _shown_shape(ctx, rules, view, unseen)
     my_size = sum(hand)
     dealer = infer_dealer(view, my_size, hand_size)
     known = dealer == view.seat and len(view.bottom) == bottom_size
@@ -236,9 +222,53 @@ def knowledge(ctx: TrumpContext, rules: Rules, view: SeatView) -> Knowledge:
         kin,
         dealer_side,
         exact,
+        unpaired,
     )
     info.value = values(info, hand)
     return info
+
+
+def _shown_shape(
+    ctx: TrumpContext, rules: Rules, view: SeatView, unseen: list[int]
+) -> tuple[list[list[bool]], list[list[bool]]]:
+    """Walk the recorded tricks and the trick so far: take their cards out of ``unseen``, and note each
+    seat's voids (it followed a category with other cards, R5.2) and, on two decks under R5.3, the
+    categories it holds no pair of (:func:`pair_units`)."""
+    n_seats = rules.seats
+    category = ctx.category
+    voids = [[False] * 5 for _ in range(n_seats)]
+    infer_pairs = rules.decks == 2 and rules.follow is FollowRule.STRUCTURE
+    unpaired = [[False] * 5 for _ in range(n_seats)] if infer_pairs else []
+    for leader, plays in (*view.tricks, (view.leader, view.plays)):
+        if not plays or not plays[0]:
+            continue
+        cat = category[plays[0][0]]
+        n = len(plays[0])
+        owed = pair_units(plays[0]) if infer_pairs else 0
+        for offset, play in enumerate(plays):
+            for face in play:
+                if unseen[face] > 0:
+                    unseen[face] -= 1
+            if offset and sum(1 for face in play if category[face] == cat) < n:
+                voids[(leader + offset) % n_seats][cat] = True
+            elif offset and owed and pair_units(play) < owed:
+                unpaired[(leader + offset) % n_seats][cat] = True
+    return voids, unpaired
+
+
+def pair_units(play: Sequence[int]) -> int:
+    """The pairs in a two-deck play (two copies of one face). A follower that played the led category
+    in full with fewer pairs than the lead's held no pair of it left (R5.3: a pair step owes a pair
+    while one is left, a tractor step as many pairs as it has), and will hold none."""
+    seen: set[int] = set()
+    pairs = 0
+    for face in play:
+        if face in seen:
+            pairs += 1
+            seen.discard(face)
+        else:
+            seen.add(face)
+    return pairs
 
 
 def values(info: Knowledge, hand: Hand) -> list[float]:

@@ -1,6 +1,7 @@
 """The opponents' model: how the seats the search does not control answer in a sampled layout.
 
-A casual follower: beat an opponent cheaply, feed a winning partner, ruff points, else go low. Every
+A careful follower: take an opponent's single or pair with a master (nothing it cannot see tops it), or
+as the last seat with its cheapest winner; feed a winning partner, ruff points, else go low. Every
 answer costs time linear in the hand (no listing of legal plays), so a simulated play is a unit of work
 of bounded cost whatever the lead; for leads longer than a pair it approximates R5.3's obligations
 (pairs first, then singles of the category, then anything), which is enough for a model.
@@ -9,6 +10,7 @@ of bounded cost whatever the lead; for leads longer than a pair it approximates 
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
 from typing import Final
 
 from rules_core.cards import NUM_FACES, POINTS, Suit
@@ -42,8 +44,16 @@ def model_follow(
     partner_winning: bool,
     standing: Standing,
     trick_points: int,
+    outside: Sequence[int],
+    last: bool,
 ) -> list[int]:
-    """A casual follower's play of ``lead``: beat an opponent cheaply, feed a winning partner, else low."""
+    """A careful follower's play of ``lead``: take an opponent's card, feed a winning partner, else low.
+
+    ``outside`` is face → the copies not yet played (the searching seat's unseen cards and its hand,
+    less its play): what a follower cannot see is that less its own hand. A follower that is not
+    ``last`` beats an opponent's single or pair only with a master, one that nothing it cannot see
+    tops (a later seat could top anything else), as a careful player does; the last one takes it with
+    its cheapest winner."""
     key, ruffed = standing.key, standing.ruffed
     cat = lead.category
     assert cat is not None
@@ -57,9 +67,12 @@ def model_follow(
             if partner_winning:
                 rich = max(own, key=lambda f: (POINTS[f], -strength[f]))
                 return [rich if POINTS[rich] else own[0]]
-            if not ruffed and strength[own[-1]] > key and (trick_points >= 5 or strength[own[-1]] > key + 2):
+            if not ruffed:  # the cheapest card that takes it; short of the last seat, only a master
                 beaters = [f for f in own if strength[f] > key]
-                return [beaters[0] if trick_points < 10 else beaters[-1]]
+                if not last:
+                    beaters = [f for f in beaters if _master(ctx, outside, hand, cat, f)]
+                if beaters:
+                    return [beaters[0]]
             return [min(own, key=lambda f: (POINTS[f], strength[f]))]
         return model_void(
             ctx, hand, cat, 1, partner_winning=partner_winning, standing=standing, points=trick_points
@@ -69,7 +82,10 @@ def model_follow(
         if pairs:
             if not partner_winning and not ruffed and strength[pairs[-1]] > key:
                 beat = [f for f in pairs if strength[f] > key]
-                return [beat[0], beat[0]]
+                if not last:
+                    beat = [f for f in beat if _master(ctx, outside, hand, cat, f, copies=2)]
+                if beat:
+                    return [beat[0], beat[0]]
             if partner_winning:
                 rich = max(pairs, key=lambda f: (POINTS[f], -strength[f]))
                 return [rich, rich]
@@ -84,6 +100,21 @@ def model_follow(
         if ruff:
             return ruff
     return _model_long(ctx, hand, lead, own, partner_winning=partner_winning, standing=standing)
+
+
+def _master(
+    ctx: TrumpContext, outside: Sequence[int], hand: list[int], cat: int, face: int, *, copies: int = 1
+) -> bool:
+    """Whether no ``copies`` of a stronger face than ``face`` are out of the sight of the seat holding
+    ``hand`` (R7.1: nothing unseen can beat it)."""
+    strength = ctx.strength
+    top = strength[face]
+    for g in ctx.faces[cat]:  # strongest first
+        if strength[g] <= top:
+            return True
+        if outside[g] - hand[g] >= copies:
+            return False
+    return True
 
 
 def _long_ruff(

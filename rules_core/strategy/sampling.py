@@ -4,7 +4,7 @@ cards played, the voids shown, R5.2, every hand's size, and the bottom when the 
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from rules_core.cards import NUM_FACES
 from rules_core.strategy.knowledge import Knowledge
@@ -13,7 +13,25 @@ Layout = dict[int, list[int]]
 """Seat → its sampled count vector."""
 
 
+RETRIES = 4
+"""Further layouts drawn when one breaks what the seats showed even after its swaps (rare: late in a
+hand, when the voids leave little room); the one with the fewest broken copies is kept."""
+
+
 def sample(info: Knowledge, rng: random.Random, seats: Sequence[int]) -> Layout:
+    """One layout of the unseen cards for ``seats`` (:func:`_draw`), drawn again up to :data:`RETRIES`
+    times while some seat holds what it showed it lacks."""
+    best, broken = _draw(info, rng, seats)
+    for _ in range(RETRIES):
+        if not broken:
+            break
+        layout, wrong = _draw(info, rng, seats)
+        if wrong < broken:
+            best, broken = layout, wrong
+    return best
+
+
+def _draw(info: Knowledge, rng: random.Random, seats: Sequence[int]) -> tuple[Layout, int]:
     """One layout of the unseen cards: count vectors for ``seats`` of their sizes, voids respected, and
     every card the bidding showed with its seat (R10.2; the dealer's in his hand or the bottom).
 
@@ -66,7 +84,91 @@ def sample(info: Knowledge, rng: random.Random, seats: Sequence[int]) -> Layout:
         for face in free[at : at + room[i]]:
             hand[face] += 1
         at += room[i]
-    return {s: hands[i] for i, s in enumerate(slots)}
+    broken = _repair(info, rng, slots, hands)
+    return {s: hands[i] for i, s in enumerate(slots)}, broken
+
+
+def _repair(info: Knowledge, rng: random.Random, slots: Sequence[int], hands: list[list[int]]) -> int:
+    """Mend what a layout gave a seat against what it showed: a card of a category it is void in (R5.2;
+    the greedy placement can run out of other room late in a hand) or the second copy of a pair of a
+    category it holds no pair of (R5.3, ``Knowledge.unpaired``). Each such copy moves along a shortest
+    chain of swaps (a breadth-first search over the hands and the cards no sampled hand holds) that
+    ends by filling the room it left; every card on the chain goes where it may be. What no chain
+    mends stays (an inconsistent history must not stop the search); shown cards are never moved.
+    Returns the copies left broken."""
+    category = info.ctx.category
+    voids = [info.voids[s] for s in slots]
+    unpaired = [info.unpaired[s] if info.unpaired else [False] * 5 for s in slots]
+    pinned = [info.pinned.get(s) for s in slots]
+
+    def excess(j: int, face: int) -> int:
+        """The copies of ``face`` seat j holds against what it showed."""
+        cat = category[face]
+        held = hands[j][face]
+        return held if voids[j][cat] else held - 1 if unpaired[j][cat] and held > 1 else 0
+
+    wrong = [(i, f) for i in range(len(slots)) for f in range(NUM_FACES) if hands[i][f] and excess(i, f)]
+    if not wrong:
+        return 0
+    pool = len(slots)  # the cards no sampled hand holds: a slot that takes anything, never moved from empty
+    held = [*hands, [info.unseen[f] - sum(h[f] for h in hands) for f in range(NUM_FACES)]]
+
+    def takes(j: int, face: int) -> bool:
+        if j == pool:
+            return True
+        cat = category[face]
+        return not voids[j][cat] and not (unpaired[j][cat] and held[j][face])
+
+    def movable(j: int, face: int) -> bool:
+        shown = pinned[j] if j < pool else None
+        return held[j][face] > (shown[face] if shown is not None else 0)
+
+    order = list(range(pool + 1))
+    for i, face in wrong:
+        while excess(i, face) and movable(i, face):
+            rng.shuffle(order)
+            chain = _chain(i, face, order, held, takes=takes, movable=movable)
+            if chain is None:
+                break
+            for j, g, k in chain:  # g moves from slot j to slot k
+                held[j][g] -= 1
+                held[k][g] += 1
+    return sum(excess(i, f) for i, f in wrong)
+
+
+def _chain(
+    start: int,
+    face: int,
+    order: Sequence[int],
+    held: list[list[int]],
+    *,
+    takes: Callable[[int, int], bool],
+    movable: Callable[[int, int], bool],
+) -> list[tuple[int, int, int]] | None:
+    """The moves (from, face, to) of a shortest chain that takes ``face`` out of slot ``start``, gives
+    it to a slot that takes it, that slot's displaced card to another, and so on until a card lands
+    back in ``start``; None when there is none."""
+    came: dict[int, tuple[int, int]] = {}  # slot -> (slot it got its card from, the card)
+    frontier = [(start, face)]
+    while frontier:
+        nxt: list[tuple[int, int]] = []
+        for j, g in frontier:
+            for k in order:
+                if k == start or k in came or not takes(k, g):
+                    continue
+                came[k] = (j, g)
+                for h in range(NUM_FACES):
+                    if h != g and held[k][h] and movable(k, h) and takes(start, h):
+                        moves = [(k, h, start)]
+                        at = k
+                        while at != start:
+                            src, card = came[at]
+                            moves.append((src, card, at))
+                            at = src
+                        return moves
+                nxt.extend((k, h) for h in range(NUM_FACES) if h != g and held[k][h] and movable(k, h))
+        frontier = nxt
+    return None
 
 
 def _pin(

@@ -100,12 +100,18 @@ def winning_play(ctx: TrumpContext, rules: Rules, plays: Sequence[Sequence[int]]
 # --- candidates -----------------------------------------------------------------------------------------
 
 
-def _beatable(ctx: TrumpContext, unseen: list[int], cat: int, comp: Component) -> bool:
+def _beatable(info: Knowledge, cat: int, comp: Component) -> bool:
     """Whether some unseen cards could beat ``comp`` (R4.4, R14.5: the same width and rungs, stronger);
-    the other hands are a part of them."""
+    the other hands are a part of them, and a pair or tractor only by a seat that may hold a pair of
+    the category (not void, R5.2, nor known pairless, R5.3)."""
+    ctx, unseen = info.ctx, info.unseen
     strength = ctx.strength
     if comp.pairs == 0:
         return any(unseen[f] and strength[f] > comp.top for f in ctx.faces[cat])
+    if info.unpaired and all(
+        info.voids[s][cat] or info.unpaired[s][cat] for s in range(info.seats) if s != info.seat
+    ):
+        return False
     w = width(comp)
     pairs = [f for f in ctx.faces[cat] if unseen[f] >= w]
     if comp.pairs == 1:
@@ -116,14 +122,14 @@ def _beatable(ctx: TrumpContext, unseen: list[int], cat: int, comp: Component) -
 def lead_candidates(info: Knowledge, hand: Hand) -> list[tuple[int, ...]]:
     """A bounded set of leads worth comparing, most promising kinds first; each is a legal lead (R4.2),
     and a throw only when no unseen card can beat any of its components, so it cannot fail (R4.4)."""
-    ctx, unseen = info.ctx, info.unseen
+    ctx = info.ctx
     found: list[tuple[int, tuple[int, ...]]] = []  # (priority, lead)
     for cat in range(5):
         held = [f for f in ctx.faces[cat] if hand[f]]  # strongest first
         if not held:
             continue
         top = (held[0],)
-        found.append((2 if not _beatable(ctx, unseen, cat, decompose(ctx, top).components[0]) else 4, top))
+        found.append((2 if not _beatable(info, cat, decompose(ctx, top).components[0]) else 4, top))
         low = min(reversed(held), key=lambda f: (POINTS[f] > 0, ctx.strength[f]))
         found.append((3, (low,)))
         pairs = [f for f in held if hand[f] >= 2]  # tuples (R14.3): a pair on two decks
@@ -140,11 +146,11 @@ def lead_candidates(info: Knowledge, hand: Hand) -> list[tuple[int, ...]]:
             if POINTS[rich]:
                 found.append((1, (rich,)))
         whole = [f for f in held for _ in range(hand[f])]
-        sure = [c for c in decompose(ctx, whole).components if not _beatable(ctx, unseen, cat, c)]
+        sure = [c for c in decompose(ctx, whole).components if not _beatable(info, cat, c)]
         cards = [f for c in sure for f in c.cards]
         if len(sure) >= 2:
             dec = decompose(ctx, cards)
-            if len(dec.components) >= 2 and not any(_beatable(ctx, unseen, cat, c) for c in dec.components):
+            if len(dec.components) >= 2 and not any(_beatable(info, cat, c) for c in dec.components):
                 found.append((0, tuple(cards)))
     found.sort(key=lambda item: item[0])
     return _dedupe([lead for _, lead in found])
@@ -258,6 +264,7 @@ def _simulate(
     standing: Standing,
     layout: Layout | None,
     last: bool,
+    outside: Sequence[int],
 ) -> tuple[float, float]:
     """Finish the trick with the opponents' model for the seats after ``plays`` and value it."""
     ctx, rules = info.ctx, info.rules
@@ -277,6 +284,8 @@ def _simulate(
                 partner_winning=allied(info, seat, winner),
                 standing=standing,
                 trick_points=points,
+                outside=outside,
+                last=offset == n - 1,
             )
             if play:  # a layout shrunk by an inconsistent history may leave a seat without cards
                 standing = advance(ctx, rules, lead, standing, play, index=offset)
@@ -329,13 +338,18 @@ def _simulated(
         standing = advance(ctx, rules, lead, standing_of(ctx, rules, view.plays), play, index=done)
     last = sum(view.hand) == len(play)
     plays = [*view.plays, play]
+    outside = [u + h for u, h in zip(info.unseen, view.hand, strict=True)]  # not yet played (model_follow)
+    for f in play:
+        outside[f] -= 1
     units = TRICK_WORK + len(play)
     total = coef = 0.0
     n = 0
     for layout in layouts:
         if not work.spend(units, reserved=not n):
             break
-        value, c = _simulate(info, view.leader, plays, lead, standing=standing, layout=layout, last=last)
+        value, c = _simulate(
+            info, view.leader, plays, lead, standing=standing, layout=layout, last=last, outside=outside
+        )
         total += value
         coef += c
         n += 1
