@@ -6,7 +6,7 @@ view is what a seat really saw at a real table.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import replace
 
 import pytest
@@ -17,7 +17,7 @@ from rules_core.cards import FULL_DECK, PLAYERS, Suit, add, hand_of, parse_cards
 from rules_core.follow import check_follow
 from rules_core.rules import DEFAULT_RULES, RULEBOOK_000, RULEBOOK_003, FollowRule, Rules
 from rules_core.selfplay import Style, play_hand, strong_seat
-from rules_core.shapes import decompose
+from rules_core.shapes import Decomposition, decompose
 from rules_core.strategy import (
     MAX_BUDGET,
     MAX_CANDIDATES,
@@ -250,23 +250,31 @@ def test_self_play_seats_play_the_strong_policy_on_what_they_saw(seed: int, deal
     assert play_hand(seed=seed, rules=RULEBOOK_003, level=6, dealer=dealer, choosers=choosers) == record
 
 
+def _model_answer(
+    ctx: TrumpContext, hand: list[int], lead: Decomposition, *, outside: Sequence[int], last: bool
+) -> list[int]:
+    """The opponents' model following ``lead`` against an opponent, 10 points in the trick."""
+    standing = opening(lead)
+    return model_follow(
+        ctx,
+        DEFAULT_RULES,
+        hand,
+        lead,
+        partner_winning=False,
+        standing=standing,
+        trick_points=10,
+        outside=outside,
+        last=last,
+    )
+
+
 def test_the_model_ruffs_a_throw_into_a_void() -> None:
     """R6: a follower void in the led suit ruffs a thrown lead with the lead's structure (a pair unit for
     the pair), so the search sees what a throw into a shown void costs."""
     ctx = trump_context(2, Suit.H)
     lead = decompose(ctx, _cards("SA SA SK"))
     hand = list(hand_of(_cards("H3 H3 H5 D4 D6")))
-    play = model_follow(
-        ctx,
-        DEFAULT_RULES,
-        hand,
-        lead,
-        partner_winning=False,
-        standing=opening(lead),
-        trick_points=10,
-        outside=FULL_DECK,
-        last=False,
-    )
+    play = _model_answer(ctx, hand, lead, outside=FULL_DECK, last=False)
     assert sorted(play) == sorted(_cards("H3 H3 H5"))
     judged = resolve_trick(
         ctx,
@@ -290,18 +298,7 @@ def test_the_model_takes_a_single_with_a_master_unless_it_plays_last(last: bool)
     unplayed[_cards("S10")[0]] -= 1
 
     def answer(outside: list[int]) -> tuple[int, ...]:
-        play = model_follow(
-            ctx,
-            DEFAULT_RULES,
-            hand,
-            lead,
-            partner_winning=False,
-            standing=opening(lead),
-            trick_points=10,
-            outside=outside,
-            last=last,
-        )
-        return tuple(play)
+        return tuple(_model_answer(ctx, hand, lead, outside=outside, last=last))
 
     assert answer(unplayed) == (_cards("SQ") if last else _cards("S3"))  # SA, SK unseen: SQ no master
     masters = list(unplayed)
