@@ -1,5 +1,6 @@
 """Sampling the unseen cards: seeded layouts of the other hands consistent with what the seat saw (the
-cards played, the voids shown, R5.2, every hand's size, and the bottom when the seat dealt)."""
+cards played, the voids shown, R5.2, the pairs a seat showed it lacks, R5.3, every hand's size, and the
+bottom when the seat dealt)."""
 
 from __future__ import annotations
 
@@ -38,7 +39,8 @@ def _draw(info: Knowledge, rng: random.Random, seats: Sequence[int]) -> tuple[La
     Cards of a category some seat is void in are placed first, each among the slots that may hold it
     (the bottom and unrecorded tricks are a slot that is never void), weighted by room; the rest then
     fill the remaining room in shuffled order. A card no slot can take without breaking a void goes
-    where there is room: an inconsistent history must not stop the search.
+    where there is room: an inconsistent history must not stop the search. Then :func:`_repair` mends
+    what broke a void or a missing pair; the count of copies it could not mend is returned.
     """
     category = info.ctx.category
     unseen = info.unseen
