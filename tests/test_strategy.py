@@ -341,7 +341,7 @@ def test_a_pair_no_other_seat_can_top_makes_a_sure_throw() -> None:
     open_view = SeatView(seat=0, hand=hand, leader=0, dealer=0)
     assert throw not in lead_candidates(knowledge(ctx, DEFAULT_RULES, open_view), hand)
     shown = ((0, (_cards("S3 S3"), _cards("S5 S6"), _cards("S7 S8"), _cards("S9 S10"))),)
-    told = replace(open_view, hand=hand, tricks=shown)
+    told = replace(open_view, tricks=shown)
     info = knowledge(ctx, DEFAULT_RULES, told)
     assert all(info.unpaired[s][ctx.category[_cards("SA")[0]]] for s in (1, 2, 3))
     assert throw in lead_candidates(info, hand)

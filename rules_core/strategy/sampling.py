@@ -109,7 +109,15 @@ def _repair(info: Knowledge, rng: random.Random, slots: Sequence[int], hands: li
         held = hands[j][face]
         return held if voids[j][cat] else held - 1 if unpaired[j][cat] and held > 1 else 0
 
-    wrong = [(i, f) for i in range(len(slots)) for f in range(NUM_FACES) if hands[i][f] and excess(i, f)]
+    faces = info.ctx.faces
+    wrong = [
+        (i, f)
+        for i in range(len(slots))
+        for cat in range(5)
+        if voids[i][cat] or unpaired[i][cat]
+        for f in faces[cat]
+        if hands[i][f] and excess(i, f)
+    ]
     if not wrong:
         return 0
     pool = len(slots)  # the cards no sampled hand holds: a slot that takes anything, never moved from empty

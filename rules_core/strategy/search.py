@@ -324,10 +324,17 @@ def _layouts(info: Knowledge, view: SeatView, rng: random.Random, budget: int) -
 
 
 def _simulated(
-    info: Knowledge, view: SeatView, play: tuple[int, ...], layouts: Sequence[Layout | None], work: Work
+    info: Knowledge,
+    view: SeatView,
+    play: tuple[int, ...],
+    layouts: Sequence[Layout | None],
+    work: Work,
+    *,
+    unplayed: Sequence[int],
 ) -> tuple[float, float]:
     """One candidate's mean trick worth and mean point coefficient over the ``layouts`` the work allows
-    (at least one: a candidate's first layout is reserved)."""
+    (at least one: a candidate's first layout is reserved); ``unplayed`` is face → the copies not yet
+    played before this play (the seat's unseen cards and its hand)."""
     ctx, rules = info.ctx, info.rules
     done = len(view.plays)
     if done == 0:
@@ -338,7 +345,7 @@ def _simulated(
         standing = advance(ctx, rules, lead, standing_of(ctx, rules, view.plays), play, index=done)
     last = sum(view.hand) == len(play)
     plays = [*view.plays, play]
-    outside = [u + h for u, h in zip(info.unseen, view.hand, strict=True)]  # not yet played (model_follow)
+    outside = list(unplayed)  # what the model's seats have not seen played (model_follow)
     for f in play:
         outside[f] -= 1
     units = TRICK_WORK + len(play)
@@ -371,6 +378,7 @@ def _score(
     ctx, rules = info.ctx, info.rules
     hand = view.hand
     layouts = _layouts(info, view, rng, budget)
+    unplayed = [u + h for u, h in zip(info.unseen, hand, strict=True)]
     work = Work(ceiling=MAX_WORK * 3 // (info.seats - 1))  # a trick of N plays models N - 1 seats
     losing: list[int] = []
     if view.plays:
@@ -385,7 +393,7 @@ def _score(
     simulated = 0
     if losing:
         rep = min(losing, key=lambda i: (costs[i], sum(POINTS[f] for f in candidates[i])))
-        value, coef = _simulated(info, view, candidates[rep], layouts, work)
+        value, coef = _simulated(info, view, candidates[rep], layouts, work, unplayed=unplayed)
         simulated += 1
         base = sum(POINTS[f] for f in candidates[rep])
         for i in losing:
@@ -395,7 +403,7 @@ def _score(
         if i in lost:
             continue
         used = layouts if simulated < MAX_CANDIDATES else layouts[:1]
-        value, _ = _simulated(info, view, play, used, work)
+        value, _ = _simulated(info, view, play, used, work, unplayed=unplayed)
         simulated += 1
         scores[i] = value - costs[i]
     return scores, work
