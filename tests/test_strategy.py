@@ -6,14 +6,14 @@ view is what a seat really saw at a real table.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 
 import pytest
+from replayed import positions
 
-from rules_core.audit import HandRecord, audit_hand
-from rules_core.bidding import resolve_declarations
-from rules_core.cards import FULL_DECK, PLAYERS, Suit, add, hand_of, parse_cards, remove
+from rules_core.audit import audit_hand
+from rules_core.cards import FULL_DECK, PLAYERS, Suit, hand_of, parse_cards
 from rules_core.follow import check_follow
 from rules_core.rules import DEFAULT_RULES, RULEBOOK_000, RULEBOOK_003, FollowRule, Rules
 from rules_core.selfplay import Style, play_hand, strong_seat
@@ -36,50 +36,6 @@ from rules_core.throw import check_lead
 from rules_core.trick import opening, resolve_trick
 from rules_core.trump import TrumpContext, trump_context
 from rules_core.verdicts import Legal
-
-Position = tuple[TrumpContext, SeatView, dict[int, tuple[int, ...]]]
-"""A context, the view of the seat to play, and the other seats' hands (to judge a lead)."""
-
-
-def positions(record: HandRecord, rules: Rules) -> Iterator[Position]:
-    """Every turn of a recorded hand, as the seat to play saw it (all optional fields filled)."""
-    bidding = resolve_declarations(
-        rules=rules,
-        level=record.level,
-        sequence=record.declarations,
-        first_hand=record.first_hand,
-        dealer=record.dealer,
-    )
-    dealer = bidding.dealer
-    assert dealer is not None
-    ctx = trump_context(record.level, bidding.contract)
-    hands = list(record.deal)
-    hands[dealer] = remove(add(hands[dealer], record.bottom), record.buried)
-    leader, points = dealer, 0
-    history: list[tuple[int, tuple[tuple[int, ...], ...]]] = []
-    for index, trick in enumerate(record.tricks):
-        for offset in range(PLAYERS):
-            seat = (leader + offset) % PLAYERS
-            view = SeatView(
-                seat=seat,
-                hand=hands[seat],
-                leader=leader,
-                plays=trick.plays[:offset],
-                dealer=dealer,
-                tricks=tuple(history),
-                attacker_points=points,
-                bottom=record.buried if seat == dealer else (),
-            )
-            yield ctx, view, {s: hands[s] for s in range(PLAYERS) if s != seat}
-        for offset, play in enumerate(trick.plays):
-            hands[(leader + offset) % PLAYERS] = remove(hands[(leader + offset) % PLAYERS], play)
-        last = index == len(record.tricks) - 1
-        result = resolve_trick(
-            ctx, rules, leader=leader, plays=trick.plays, dealer=dealer, last=last, bottom=record.buried
-        )
-        points += result.attacker_points
-        history.append((leader, trick.plays))
-        leader = result.winner
 
 
 def assert_legal(ctx: TrumpContext, rules: Rules, view: SeatView, others: dict[int, tuple[int, ...]]) -> None:

@@ -40,19 +40,23 @@ How a play is chosen:
    costs the dealer's side as much, and emptying a plain suit while holding trumps sets up a ruff), plus
    what the other seats' cards no longer do later (an opponent's trump spent cannot ruff, a point card
    shed no longer reaches the attackers).
+4. *The end of the hand*: with two cards left and both sides known, the last two tricks are solved
+   exactly in each layout (every seat's best legal play for its side, a min-max, the dig included), so
+   a master kept for the last trick is weighed against the trick under way
+   (:mod:`~rules_core.strategy.endgame`).
 
 The work per call is bounded whatever the position: past each candidate's first layout, sampling stops at
 :data:`MAX_WORK` units (a simulated trick costs :data:`TRICK_WORK` plus its lead's cards, and its time is
 linear in the hands), at most :data:`MAX_CANDIDATES` plays are simulated in every one of at most
-:data:`MAX_BUDGET` layouts, and every listing is limited. The count is part of the answer
-(:func:`search_plays`).
+:data:`MAX_BUDGET` layouts, a solved end judges at most MAX_WORK plays, and every listing is limited.
+The count is part of the answer (:func:`search_plays`).
 
 A suggestion's request holds no other seat's private cards (:mod:`~rules_core.strategy.privacy`).
 
 The package: :mod:`~rules_core.strategy.knowledge` (what the seat knows), :mod:`~rules_core.strategy.sampling`
-(layouts of the unseen cards), :mod:`~rules_core.strategy.model` (the opponents' model) and
-:mod:`~rules_core.strategy.search` (candidates, simulation, scores). Tricks are judged by
-:mod:`rules_core.trick` (R7 is written once).
+(layouts of the unseen cards), :mod:`~rules_core.strategy.model` (the opponents' model),
+:mod:`~rules_core.strategy.search` (candidates, simulation, scores) and :mod:`~rules_core.strategy.endgame`
+(the last two tricks solved). Tricks are judged by :mod:`rules_core.trick` (R7 is written once).
 """
 
 from rules_core.strategy.knowledge import SeatView

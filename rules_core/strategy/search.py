@@ -18,12 +18,13 @@ from rules_core.cards import NUM_FACES, POINTS, Hand, contains
 from rules_core.component import Component, width
 from rules_core.follow import check_follow
 from rules_core.legal_plays import legal_plays
-from rules_core.rules import DigShape, Rules
+from rules_core.rules import Rules
 from rules_core.shapes import Decomposition, decompose, runs
+from rules_core.strategy.endgame import solvable, solve, trick_worth
 from rules_core.strategy.knowledge import Knowledge, SeatView, allied, cost, knowledge
 from rules_core.strategy.model import model_follow
 from rules_core.strategy.sampling import Layout, sample
-from rules_core.trick import Standing, advance, dig_multiplier, opening, standing_of
+from rules_core.trick import Standing, advance, opening, standing_of
 from rules_core.trump import TRUMP, TrumpContext
 from rules_core.verdicts import Legal
 
@@ -76,9 +77,10 @@ class Search:
     ranked: tuple[tuple[tuple[int, ...], float], ...]
     """(play, score), best first; ties keep the given order."""
     work: int
-    """Work units spent (MAX_WORK, plus at most one simulated trick per candidate beyond it)."""
+    """Work units spent (MAX_WORK, plus at most one simulated trick per candidate beyond it; for the
+    solved end of a hand, :mod:`~rules_core.strategy.endgame`, the plays judged, at most MAX_WORK + 1)."""
     simulations: int
-    """Simulated tricks."""
+    """Simulated tricks (judged tricks, for a solved end)."""
     layouts: int
     """Sampled layouts of the unseen cards."""
 
@@ -227,32 +229,13 @@ def _trick_value(
     best: int,
     last: bool,
 ) -> tuple[float, float]:
-    """The trick's worth for the seat's side (attackers' points signed, dig included, plus tempo), and
-    what one more point in it would be worth to the side (+1, -1 or 0; ±0.5 with the dealer unknown)."""
-    winner = (leader + best) % info.seats
-    points = 0.0
-    for play in plays:
-        for f in play:
-            points += POINTS[f]
-    mine = allied(info, winner, info.seat)
-    tempo = 0.0 if last else TEMPO if mine else -TEMPO
-    if info.dealer is None:
-        coef = 0.5 if mine else -0.5
-        return points * coef + tempo, coef
-    side = info.dealer_side
-    attacking = 1.0 - side[winner]  # R8.2, R15.8: the attackers score what they win
-    if last and attacking:
-        rules = info.rules
-        shape = lead if rules.dig_shape is DigShape.LEAD else decompose(info.ctx, plays[best])
-        top = shape.components[0] if shape.components else None  # R8.4, R14.9: k rungs of w copies
-        grade = (top.pairs, width(top)) if top is not None else (0, 2)
-        points += info.bottom_points * dig_multiplier(rules, *grade)
-    if info.exact:
-        sign = 1.0 if side[info.seat] == 0.0 else -1.0
-        coef = sign if attacking else 0.0
-    else:  # finding friends with sides still open: the expected share, signed by the seat's own chance
-        coef = (1.0 - 2.0 * side[info.seat]) * attacking
-    return points * coef + tempo, coef
+    """The trick's worth for the seat's side (:func:`~rules_core.strategy.endgame.trick_worth`) plus
+    tempo, and what one more point in it would be worth to the side."""
+    value, coef = trick_worth(info, leader, plays, lead, best=best, last=last)
+    if last:
+        return value, coef
+    mine = allied(info, (leader + best) % info.seats, info.seat)
+    return value + (TEMPO if mine else -TEMPO), coef
 
 
 def _simulate(
@@ -436,7 +419,13 @@ def search_plays(
     layouts = clamp(budget)
     if len(given) == 1:
         return Search(((given[0], 0.0),), 0, 0, 0)
-    scores, work = _score(info, view, given, random.Random(seed), layouts)
+    rng = random.Random(seed)
+    solved = solve(info, view, given, rng, layouts, ceiling=MAX_WORK) if solvable(info, view) else None
+    if solved is not None:  # the last tricks, exactly in each world
+        scores, plays_judged, tricks = solved
+        work = Work(ceiling=MAX_WORK, units=plays_judged, simulations=tricks)
+    else:
+        scores, work = _score(info, view, given, rng, layouts)
     order = sorted(range(len(given)), key=lambda i: -scores[i])
     return Search(tuple((given[i], scores[i]) for i in order), work.units, work.simulations, layouts)
 
