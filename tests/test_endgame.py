@@ -1,8 +1,10 @@
-"""The last two tricks solved exactly in every sampled world (rules_core.strategy.endgame).
+"""The last two tricks solved exactly in every sampled world (rules_core.strategy.endgame), and a throw
+judged in every layout (R4.4-R4.7, R16.2).
 
 The solve is checked against an independent min-max written here with the engine's public calls
-(legal_plays, check_lead, resolve_trick with the real bottom, so the dig is R8.3-R8.5's own), in the
-same worlds; and on a position where the one-trick search spends the master trump the last trick needs.
+(legal_plays, check_lead, resolve_trick with the real bottom, so the dig is R8.3-R8.5's own, and
+settlement.throw_penalty), in the same worlds; and on a position where the one-trick search spends the
+master trump the last trick needs.
 """
 
 from __future__ import annotations
@@ -17,8 +19,9 @@ from replayed import positions
 
 from rules_core.cards import Suit, hand_of, parse_cards, remove
 from rules_core.legal_plays import legal_plays
-from rules_core.rules import DEFAULT_RULES, RULEBOOK_003, Partners, Rules
+from rules_core.rules import DEFAULT_RULES, RULEBOOK_003, Partners, Rules, ThrowPenalty
 from rules_core.selfplay import Style, play_hand
+from rules_core.settlement import FailedThrow, throw_penalty
 from rules_core.strategy import MAX_WORK, TRICK_WORK, SeatView, search_plays, strong_play
 from rules_core.strategy.endgame import SOLVE_CARDS, solvable, solve
 from rules_core.strategy.knowledge import knowledge
@@ -56,42 +59,55 @@ def _exact(  # noqa: PLR0917 (the position's parts, each once)
         options = legal_plays(ctx, hand=hands[seat], limit=100).plays
     worths = []
     for play in options:
+        fine = 0.0  # the points a failed throw moves, for the dealer's side (R16.2)
         if not plays:
             others = {s: h for s, h in hands.items() if s != seat}
             verdict = check_lead(ctx, rules, hand=hands[seat], lead=play, others=others)
             assert isinstance(verdict, Legal)
-            play = tuple(verdict.throw.led) if verdict.throw else play  # noqa: PLW2901 (R4.7)
+            if verdict.throw is not None and not verdict.throw.succeeded:  # R4.7, R16.2
+                assert view.dealer is not None
+                side = frozenset(s for s in range(rules.seats) if (s - view.dealer) % 2 == 0)
+                fine = -float(throw_penalty(rules, side, [FailedThrow(seat, len(play))]))
+                play = tuple(verdict.throw.led)  # noqa: PLW2901
         rest = {**hands, seat: remove(hands[seat], play)}
         trick = (*plays, play)
         if len(trick) < rules.seats:
-            worths.append(_exact(ctx, rules, rest, leader, trick, view))
+            worths.append(fine + _exact(ctx, rules, rest, leader, trick, view))
             continue
         last = not any(rest[view.seat])
         assert view.dealer is not None
         result = resolve_trick(
             ctx, rules, leader=leader, plays=trick, dealer=view.dealer, last=last, bottom=view.bottom
         )
-        worth = -float(result.attacker_points)
+        worth = fine - float(result.attacker_points)
         worths.append(worth if last else worth + _exact(ctx, rules, rest, result.winner, (), view))
     ours = (seat - view.seat) % 2 == 0
     return max(worths) if ours else min(worths)
 
 
+FINED = replace(RULEBOOK_003, throw_penalty=ThrowPenalty.PER_CARD, throw_penalty_points=15)
+
+
 @pytest.mark.parametrize(
-    ("rules", "style"), [(DEFAULT_RULES, Style()), (RULEBOOK_003, Style(throw_rate=0.6))], ids=["000", "003"]
+    ("rules", "style"),
+    [(DEFAULT_RULES, Style()), (RULEBOOK_003, Style(throw_rate=0.6)), (FINED, Style(throw_rate=0.6))],
+    ids=["000", "003", "003-fined"],
 )
 def test_the_solve_is_the_exact_min_max_of_each_world(rules: Rules, style: Style) -> None:
     """In the dealer's last two tricks of self-played hands (he knows the bottom, so the dig is exact),
-    every candidate's score is the mean, over the worlds the solve drew, of the independent min-max."""
-    checked = 0
-    for seed in range(8):
-        record = play_hand(seed=seed, rules=rules, level=2 + seed, dealer=seed % 4, style=style)
+    every legal play's score is the mean, over the worlds the solve drew, of the independent min-max: a
+    failed throw leads its forced component and, under THROW-PENALTY (R16.2), costs the dealer's side."""
+    checked = throws = fined = 0
+    for seed in range(40):
+        record = play_hand(seed=seed, rules=rules, level=2 + seed % 13, dealer=seed % 4, style=style)
         for ctx, view, _ in positions(record, rules):
             if view.seat != view.dealer or sum(view.hand) != SOLVE_CARDS:
                 continue
             info = knowledge(ctx, rules, view)
             assert solvable(info, view)
-            candidates = [p for p, _ in search_plays(ctx, rules, view, budget=1).ranked]
+            lead = view.plays[0] if view.plays else ()
+            candidates = list(legal_plays(ctx, hand=view.hand, lead=lead, limit=100).plays)
+            throws += sum(1 for p in candidates if not view.plays and len(set(p)) > 1)
             solved = solve(info, view, candidates, random.Random(seed), 3, ceiling=MAX_WORK)
             assert solved is not None
             others = [s for s in range(rules.seats) if s != view.seat]
@@ -103,8 +119,16 @@ def test_the_solve_is_the_exact_min_max_of_each_world(rules: Rules, style: Style
                     hands = {s: tuple(world[s]) for s in others} | {view.seat: view.hand}
                     exact.append(_exact(ctx, rules, hands, view.leader, view.plays, view, fixed=play))
                 assert math.isclose(score, sum(exact) / len(exact), abs_tol=1e-9), (view, play)
+            if rules.throw_penalty is not ThrowPenalty.NONE:
+                free = replace(rules, throw_penalty=ThrowPenalty.NONE)
+                plain = solve(
+                    knowledge(ctx, free, view), view, candidates, random.Random(seed), 3, ceiling=MAX_WORK
+                )
+                assert plain is not None
+                fined += plain[0] != solved[0]
             checked += 1
-    assert checked >= 6
+    assert checked >= 20 and throws >= 1
+    assert rules.throw_penalty is ThrowPenalty.NONE or fined  # some failed throw was charged
 
 
 def test_the_solve_keeps_the_master_trump_for_the_dig() -> None:
@@ -166,3 +190,28 @@ def test_a_wide_tables_solve_is_bounded_and_legal() -> None:
     found = search_plays(ctx, rules, view, budget=24)
     assert found.work <= MAX_WORK + len(found.ranked) * (TRICK_WORK + 1)
     assert strong_play(ctx, rules, view) in (_cards("S3"), _cards("S4"))
+
+
+FAILING_THROW = SeatView(
+    seat=0,
+    hand=hand_of(_cards("SK SQ S3 S4 H3 H4 H5 H6 H7 H8 H9 C3 C4 C5 C6 C7 D3 D4 D5 D6 D7 D8 D9 HJ HQ")),
+    leader=0,
+    dealer=0,
+    bottom=_cards("C8 C9 D10 DJ H10 S5 S6 S7"),
+)
+"""The dealer's first lead, the bottom known: both copies of SA are in the other hands in every layout."""
+
+
+@pytest.mark.parametrize(
+    ("rules", "fine"),
+    [(DEFAULT_RULES, 0.0), (replace(DEFAULT_RULES, throw_penalty=ThrowPenalty.PER_ATTEMPT), 10.0)],
+    ids=["none", "per-attempt"],
+)
+def test_a_throw_that_fails_in_every_layout_scores_its_forced_lead(rules: Rules, fine: float) -> None:
+    """R4.4-R4.7: SK SQ fails against SA wherever it lies, and SQ (the weakest single, R4.5) is led
+    instead, SK staying in the hand: the throw scores what leading SQ scores, less the table's penalty
+    for a failed throw (R16.2)."""
+    ctx = trump_context(2, Suit.H)
+    throw, forced = _cards("SK SQ"), _cards("SQ")
+    scores = dict(search_plays(ctx, rules, FAILING_THROW, [throw, forced], seed=3).ranked)
+    assert math.isclose(scores[throw], scores[forced] - fine, abs_tol=1e-9)

@@ -8,7 +8,7 @@ after the last trick nothing is left to value.
 Only where the sides are known (fixed partners with the dealer known, or finding friends with every side
 found: ``Knowledge.exact``); elsewhere the one-trick search of :mod:`~rules_core.strategy.search`
 decides. A throw (R4.4–R4.7) is judged against the world's other hands, so a failed one leads its forced
-component; a failed throw's house penalty (R16) is not counted.
+component and costs the thrower's side the table's penalty (R16.2).
 
 Bounded: two cards a hand leave at most two choices a seat in the trick under way, and the last trick is
 forced (one card each), so a candidate costs at most 2^(N-1) short plays per world (N seats, each in
@@ -26,6 +26,7 @@ from rules_core.cards import NUM_FACES, POINTS, Hand, hand_of
 from rules_core.component import width
 from rules_core.legal_plays import legal_plays
 from rules_core.rules import DigShape, FollowRule
+from rules_core.settlement import FailedThrow, throw_penalty
 from rules_core.shapes import Decomposition, decompose
 from rules_core.strategy.knowledge import Knowledge, SeatView, allied
 from rules_core.strategy.sampling import Layout, sample
@@ -71,6 +72,13 @@ def trick_worth(
     else:  # finding friends with sides still open: the expected share, signed by the seat's own chance
         coef = (1.0 - 2.0 * side[info.seat]) * attacking
     return points * coef, coef
+
+
+def failed_throw_cost(info: Knowledge, cards: int) -> float:
+    """What a failed throw of ``cards`` cards by the seat costs its side (R16.2, the table's
+    THROW-PENALTY, 0 under NONE): the attackers' total falls by it when the seat attacks and rises by it
+    when the seat is of the dealer's side, so the seat's side pays it either way."""
+    return float(abs(throw_penalty(info.rules, frozenset(), [FailedThrow(info.seat, cards)])))
 
 
 def solvable(info: Knowledge, view: SeatView) -> bool:
@@ -214,12 +222,18 @@ class _Solver:
         self.plays += 1
         if self.plays > self.ceiling:
             raise _BoundError  # the world is dropped whole: nothing to restore
+        fine = 0.0
         if lead is None or standing is None:
             lead = decompose(ctx, play)
             if len(lead.components) > 1:  # R4.4: judged against the world's other hands
                 others = {s: hand_of(hands[s]) for s in range(n) if s != seat}
-                play = tuple(judge_throw(ctx, rules, lead, others).led)
-                lead = decompose(ctx, play)
+                result = judge_throw(ctx, rules, lead, others)
+                if not result.succeeded:  # R4.7, R16.2
+                    mine = allied(info, seat, info.seat)
+                    cost = failed_throw_cost(info, len(play))
+                    fine = -cost if mine else cost
+                    play = tuple(result.led)
+                    lead = decompose(ctx, play)
             standing = opening(lead)
         else:
             standing = advance(ctx, rules, lead, standing, play, index=len(plays))
@@ -239,4 +253,4 @@ class _Solver:
                 ahead = (window[0] - value, window[1] - value)
                 value += self.best((leader + standing.best) % n, [], None, None, window=ahead)
         hands[seat] = held
-        return value
+        return value + fine

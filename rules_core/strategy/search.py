@@ -20,10 +20,11 @@ from rules_core.follow import check_follow
 from rules_core.legal_plays import legal_plays
 from rules_core.rules import Rules
 from rules_core.shapes import Decomposition, decompose, runs
-from rules_core.strategy.endgame import solvable, solve, trick_worth
+from rules_core.strategy.endgame import failed_throw_cost, solvable, solve, trick_worth
 from rules_core.strategy.knowledge import Knowledge, SeatView, allied, cost, knowledge
 from rules_core.strategy.model import model_follow
 from rules_core.strategy.sampling import Layout, sample
+from rules_core.throw import judge_throw
 from rules_core.trick import Standing, advance, opening, standing_of
 from rules_core.trump import TRUMP, TrumpContext
 from rules_core.verdicts import Legal
@@ -332,11 +333,19 @@ def _simulated(
     for f in play:
         outside[f] -= 1
     units = TRICK_WORK + len(play)
+    throw = done == 0 and len(lead.components) > 1
     total = coef = 0.0
     n = 0
     for layout in layouts:
         if not work.spend(units, reserved=not n):
             break
+        if throw and layout is not None:
+            failed = _failed(info, view, play, lead, layout, unplayed=unplayed)
+            if failed is not None:
+                total += failed[0]
+                coef += failed[1]
+                n += 1
+                continue
         value, c = _simulate(
             info, view.leader, plays, lead, standing=standing, layout=layout, last=last, outside=outside
         )
@@ -344,6 +353,41 @@ def _simulated(
         coef += c
         n += 1
     return total / n, coef / n
+
+
+def _failed(
+    info: Knowledge,
+    view: SeatView,
+    play: tuple[int, ...],
+    lead: Decomposition,
+    layout: Layout,
+    *,
+    unplayed: Sequence[int],
+) -> tuple[float, float] | None:
+    """A throw's trick in a layout where another hand beats a component (R4.4): its forced component
+    is led instead (R4.7), the rest stays in the hand, so their worth for later is given back, and the
+    side pays the table's penalty (R16.2); None when the throw succeeds there."""
+    ctx, rules = info.ctx, info.rules
+    result = judge_throw(ctx, rules, lead, {s: tuple(h) for s, h in layout.items()})
+    if result.succeeded:
+        return None
+    forced = tuple(result.led)
+    shape = decompose(ctx, forced)
+    outside = list(unplayed)
+    for f in forced:
+        outside[f] -= 1
+    value, coef = _simulate(
+        info,
+        view.leader,
+        [forced],
+        shape,
+        standing=opening(shape),
+        layout=layout,
+        last=False,
+        outside=outside,
+    )
+    kept = cost(info, view.hand, play) - cost(info, view.hand, forced)
+    return value + kept - failed_throw_cost(info, len(play)), coef
 
 
 def _score(
