@@ -11,8 +11,9 @@ decides. A throw (R4.4–R4.7) is judged against the world's other hands, so a f
 component and costs the thrower's side the table's penalty (R16.2).
 
 Bounded: two cards a hand leave at most two choices a seat in the trick under way, and the last trick is
-forced (one card each), so a candidate costs at most 2^(N-1) short plays per world (N seats, each in
-the current trick). Three cards would cost hundreds of tricks per world (``SOLVE_CARDS``).
+forced (one card each), so a candidate costs at most 2^(N-1) follows per world (N seats), fewer with
+alpha-beta. A call judges at most its ``ceiling`` of plays (the search's ``MAX_WORK``, a unit a play);
+three cards a hand would cost hundreds of tricks per world (:data:`SOLVE_CARDS`).
 """
 
 from __future__ import annotations
@@ -234,6 +235,7 @@ class _Solver:
                     fine = -cost if mine else cost
                     play = tuple(result.led)
                     lead = decompose(ctx, play)
+                    window = (window[0] - fine, window[1] - fine)  # the rest is searched net of the fine
             standing = opening(lead)
         else:
             standing = advance(ctx, rules, lead, standing, play, index=len(plays))

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
+from typing import Final
 
 from rules_core.cards import NUM_FACES
 from rules_core.strategy.knowledge import Knowledge
@@ -14,7 +15,7 @@ Layout = dict[int, list[int]]
 """Seat → its sampled count vector."""
 
 
-RETRIES = 4
+RETRIES: Final[int] = 4
 """Further layouts drawn when one breaks what the seats showed even after its swaps (rare: late in a
 hand, when the voids leave little room); the one with the fewest broken copies is kept."""
 
