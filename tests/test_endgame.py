@@ -131,6 +131,10 @@ def test_the_solve_is_the_exact_min_max_of_each_world(rules: Rules, style: Style
     assert rules.throw_penalty is ThrowPenalty.NONE or fined  # some failed throw was charged
 
 
+CLUB_TRICK = (_cards("CA"), _cards("CK"), _cards("C10"))
+"""A trick of 20 points in clubs so far, led by CA: the fourth seat, void in clubs, may ruff it."""
+
+
 def test_the_solve_keeps_the_master_trump_for_the_dig() -> None:
     """R8.3-R8.4: the dealer, void in clubs, last to play to CA CK C10 (20 points), holds BJ and D3 with 70
     points buried and the other BJ among them. Ruffing takes 20 points now, but then D3 leads the last
@@ -142,7 +146,7 @@ def test_the_solve_keeps_the_master_trump_for_the_dig() -> None:
         seat=0,
         hand=hand_of(_cards("BJ D3")),
         leader=1,
-        plays=(_cards("CA"), _cards("CK"), _cards("C10")),
+        plays=CLUB_TRICK,
         dealer=0,
         bottom=_cards("BJ HK HK DK DK H10 H10 D10"),
     )
@@ -165,7 +169,7 @@ def test_the_solve_needs_two_cards_and_both_sides_known() -> None:
         seat=2,
         hand=hand_of(_cards("BJ D3")),
         leader=3,
-        plays=(_cards("CA"), _cards("CK"), _cards("C10")),
+        plays=CLUB_TRICK,
         dealer=0,
     )
     assert solvable(knowledge(ctx, DEFAULT_RULES, view), view)

@@ -221,24 +221,6 @@ def _follow_candidates(info: Knowledge, hand: Hand, lead: tuple[int, ...]) -> li
 # --- evaluation -----------------------------------------------------------------------------------------
 
 
-def _trick_value(
-    info: Knowledge,
-    leader: int,
-    plays: Sequence[Sequence[int]],
-    lead: Decomposition,
-    *,
-    best: int,
-    last: bool,
-) -> tuple[float, float]:
-    """The trick's worth for the seat's side (:func:`~rules_core.strategy.endgame.trick_worth`) plus
-    tempo, and what one more point in it would be worth to the side."""
-    value, coef = trick_worth(info, leader, plays, lead, best=best, last=last)
-    if last:
-        return value, coef
-    mine = allied(info, (leader + best) % info.seats, info.seat)
-    return value + (TEMPO if mine else -TEMPO), coef
-
-
 def _simulate(
     info: Knowledge,
     leader: int,
@@ -275,7 +257,9 @@ def _simulate(
                 standing = advance(ctx, rules, lead, standing, play, index=offset)
             points += sum(POINTS[f] for f in play)
             trick.append(tuple(play))
-    value, coef = _trick_value(info, leader, trick, lead, best=standing.best, last=last)
+    value, coef = trick_worth(info, leader, trick, lead, best=standing.best, last=last)
+    if not last:  # tempo: the next lead is the winner's side's choice
+        value += TEMPO if allied(info, (leader + standing.best) % n, info.seat) else -TEMPO
     return value + _spent(info, leader, trick), coef
 
 
