@@ -135,6 +135,17 @@ CLUB_TRICK = (_cards("CA"), _cards("CK"), _cards("C10"))
 """A trick of 20 points in clubs so far, led by CA: the fourth seat, void in clubs, may ruff it."""
 
 
+DIG_VIEW = SeatView(
+    seat=0,
+    hand=hand_of(_cards("BJ D3")),
+    leader=1,
+    plays=CLUB_TRICK,
+    dealer=0,
+    bottom=_cards("BJ HK HK DK DK H10 H10 D10"),
+)
+"""The dealer, last to play to the club trick, with 70 points and the other BJ in the bottom."""
+
+
 def test_the_solve_keeps_the_master_trump_for_the_dig() -> None:
     """R8.3-R8.4: the dealer, void in clubs, last to play to CA CK C10 (20 points), holds BJ and D3 with 70
     points buried and the other BJ among them. Ruffing takes 20 points now, but then D3 leads the last
@@ -142,14 +153,7 @@ def test_the_solve_keeps_the_master_trump_for_the_dig() -> None:
     Discarding gives the 20 points and keeps BJ, which nothing can beat, for the last trick: -20 in every
     world. The one-trick search, valuing the trick and the cards kept, ruffs."""
     ctx = trump_context(2, Suit.S)
-    view = SeatView(
-        seat=0,
-        hand=hand_of(_cards("BJ D3")),
-        leader=1,
-        plays=CLUB_TRICK,
-        dealer=0,
-        bottom=_cards("BJ HK HK DK DK H10 H10 D10"),
-    )
+    view = DIG_VIEW
     found = search_plays(ctx, DEFAULT_RULES, view)
     scores = dict(found.ranked)
     assert found.best == _cards("D3")
@@ -165,13 +169,7 @@ def test_the_solve_needs_two_cards_and_both_sides_known() -> None:
     """Under finding friends with a friend still to come the sides are shares, not two sides of a
     min-max, and with three cards the tree is past the bound: the one-trick search decides both."""
     ctx = trump_context(2, Suit.S)
-    view = SeatView(
-        seat=2,
-        hand=hand_of(_cards("BJ D3")),
-        leader=3,
-        plays=CLUB_TRICK,
-        dealer=0,
-    )
+    view = DIG_VIEW
     assert solvable(knowledge(ctx, DEFAULT_RULES, view), view)
     friends = replace(DEFAULT_RULES, partners=Partners.FRIENDS)
     assert not solvable(knowledge(ctx, friends, view), view)

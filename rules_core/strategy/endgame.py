@@ -23,63 +23,18 @@ import random
 from collections.abc import Sequence
 from typing import Final
 
-from rules_core.cards import NUM_FACES, POINTS, Hand, hand_of
-from rules_core.component import width
+from rules_core.cards import Hand, faces_of, hand_of
 from rules_core.legal_plays import legal_plays
-from rules_core.rules import DigShape, FollowRule
-from rules_core.settlement import FailedThrow, throw_penalty
+from rules_core.rules import FollowRule
 from rules_core.shapes import Decomposition, decompose
-from rules_core.strategy.knowledge import Knowledge, SeatView, allied
+from rules_core.strategy.knowledge import Knowledge, SeatView, allied, failed_throw_cost, trick_worth
 from rules_core.strategy.sampling import Layout, sample
 from rules_core.throw import judge_throw
-from rules_core.trick import Standing, advance, dig_multiplier, opening, standing_of
+from rules_core.trick import Standing, advance, opening, standing_of
 
 SOLVE_CARDS: Final[int] = 2
 """The most cards in the seat's hand at which the rest of the hand is solved in each world: the last two
 tricks. With three, a world's tree is hundreds of tricks, past the latency bound (``make bench-suggest``)."""
-
-
-def trick_worth(
-    info: Knowledge,
-    leader: int,
-    plays: Sequence[Sequence[int]],
-    lead: Decomposition,
-    *,
-    best: int,
-    last: bool,
-) -> tuple[float, float]:
-    """A finished trick's points for the seat's side (the attackers' points signed, R8.2, R15.8; the dig
-    at the last trick, R8.4, R14.9), and what one more point in it would be worth to the side (+1, -1 or
-    0; ±0.5 with the dealer unknown; the expected share while friends are unknown)."""
-    winner = (leader + best) % info.seats
-    points = 0.0
-    for play in plays:
-        for f in play:
-            points += POINTS[f]
-    if info.dealer is None:
-        coef = 0.5 if allied(info, winner, info.seat) else -0.5
-        return points * coef, coef
-    side = info.dealer_side
-    attacking = 1.0 - side[winner]  # R8.2, R15.8: the attackers score what they win
-    if last and attacking:
-        rules = info.rules
-        shape = lead if rules.dig_shape is DigShape.LEAD else decompose(info.ctx, plays[best])
-        top = shape.components[0] if shape.components else None  # R8.4, R14.9: k rungs of w copies
-        grade = (top.pairs, width(top)) if top is not None else (0, 2)
-        points += info.bottom_points * dig_multiplier(rules, *grade)
-    if info.exact:
-        sign = 1.0 if side[info.seat] == 0.0 else -1.0
-        coef = sign if attacking else 0.0
-    else:  # finding friends with sides still open: the expected share, signed by the seat's own chance
-        coef = (1.0 - 2.0 * side[info.seat]) * attacking
-    return points * coef, coef
-
-
-def failed_throw_cost(info: Knowledge, cards: int) -> float:
-    """What a failed throw of ``cards`` cards by the seat costs its side (R16.2, the table's
-    THROW-PENALTY, 0 under NONE): the attackers' total falls by it when the seat attacks and rises by it
-    when the seat is of the dealer's side, so the seat's side pays it either way."""
-    return float(abs(throw_penalty(info.rules, frozenset(), [FailedThrow(info.seat, cards)])))
 
 
 def solvable(info: Knowledge, view: SeatView) -> bool:
@@ -135,11 +90,7 @@ class _BoundError(Exception):
 def _hands(world: Layout, seat: int, hand: Hand) -> list[tuple[int, ...]]:
     """Every seat's cards in one world, the seat's own included, as faces (a hand of a few cards is
     cheaper to play out as its faces than as a count vector of every face)."""
-
-    def faces(counts: Sequence[int]) -> tuple[int, ...]:
-        return tuple(f for f in range(NUM_FACES) for _ in range(counts[f]))
-
-    return [faces(hand) if s == seat else faces(world[s]) for s in range(len(world) + 1)]
+    return [faces_of(hand if s == seat else tuple(world[s])) for s in range(len(world) + 1)]
 
 
 class _Solver:
@@ -224,7 +175,7 @@ class _Solver:
         if self.plays > self.ceiling:
             raise _BoundError  # the world is dropped whole: nothing to restore
         fine = 0.0
-        if lead is None or standing is None:
+        if not plays:  # a lead: the trick starts here
             lead = decompose(ctx, play)
             if len(lead.components) > 1:  # R4.4: judged against the world's other hands
                 others = {s: hand_of(hands[s]) for s in range(n) if s != seat}
@@ -238,6 +189,7 @@ class _Solver:
                     window = (window[0] - fine, window[1] - fine)  # the rest is searched net of the fine
             standing = opening(lead)
         else:
+            assert lead is not None and standing is not None  # the trick so far comes with its plays
             standing = advance(ctx, rules, lead, standing, play, index=len(plays))
         held = hands[seat]
         rest = list(held)

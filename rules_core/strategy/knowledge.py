@@ -1,6 +1,7 @@
 """What the seat knows: its view of the table (SeatView) and what card counting derives from it once per
 call: the unseen cards, the voids shown (R5.2), every seat's hand size, the sides, the bottom's worth,
-and what each held card is worth for later tricks."""
+and what each held card is worth for later tricks; and what a trick's points and a failed throw are worth
+to the seat's side (the one-trick search and the solved end value them alike)."""
 
 from __future__ import annotations
 
@@ -9,8 +10,12 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from rules_core.cards import NUM_FACES, POINTS, Hand, deal_sizes
+from rules_core.component import width
 from rules_core.friends import call_count
-from rules_core.rules import FollowRule, Partners, Rules
+from rules_core.rules import DigShape, FollowRule, Partners, Rules
+from rules_core.settlement import FailedThrow, throw_penalty
+from rules_core.shapes import Decomposition, decompose
+from rules_core.trick import dig_multiplier
 from rules_core.trump import TRUMP, TrumpContext
 
 MASTER: Final = 1.5
@@ -330,3 +335,46 @@ def cost(info: Knowledge, hand: Hand, play: Sequence[int]) -> float:
             if held == len(play) and any(hand[f] for f in info.ctx.faces[TRUMP]):
                 total -= VOIDING
     return total
+
+
+def trick_worth(
+    info: Knowledge,
+    leader: int,
+    plays: Sequence[Sequence[int]],
+    lead: Decomposition,
+    *,
+    best: int,
+    last: bool,
+) -> tuple[float, float]:
+    """A finished trick's points for the seat's side (the attackers' points signed, R8.2, R15.8; the dig
+    at the last trick, R8.4, R14.9), and what one more point in it would be worth to the side (+1, -1 or
+    0; ±0.5 with the dealer unknown; the expected share while friends are unknown)."""
+    winner = (leader + best) % info.seats
+    points = 0.0
+    for play in plays:
+        for f in play:
+            points += POINTS[f]
+    if info.dealer is None:
+        coef = 0.5 if allied(info, winner, info.seat) else -0.5
+        return points * coef, coef
+    side = info.dealer_side
+    attacking = 1.0 - side[winner]  # R8.2, R15.8: the attackers score what they win
+    if last and attacking:
+        rules = info.rules
+        shape = lead if rules.dig_shape is DigShape.LEAD else decompose(info.ctx, plays[best])
+        top = shape.components[0] if shape.components else None  # R8.4, R14.9: k rungs of w copies
+        grade = (top.pairs, width(top)) if top is not None else (0, 2)
+        points += info.bottom_points * dig_multiplier(rules, *grade)
+    if info.exact:
+        sign = 1.0 if side[info.seat] == 0.0 else -1.0
+        coef = sign if attacking else 0.0
+    else:  # finding friends with sides still open: the expected share, signed by the seat's own chance
+        coef = (1.0 - 2.0 * side[info.seat]) * attacking
+    return points * coef, coef
+
+
+def failed_throw_cost(info: Knowledge, cards: int) -> float:
+    """What a failed throw of ``cards`` cards by the seat costs its side (R16.2, the table's
+    THROW-PENALTY, 0 under NONE): the attackers' total falls by it when the seat attacks and rises by it
+    when the seat is of the dealer's side, so the seat's side pays it either way."""
+    return float(abs(throw_penalty(info.rules, frozenset(), [FailedThrow(info.seat, cards)])))

@@ -20,8 +20,16 @@ from rules_core.follow import check_follow
 from rules_core.legal_plays import legal_plays
 from rules_core.rules import Rules
 from rules_core.shapes import Decomposition, decompose, runs
-from rules_core.strategy.endgame import failed_throw_cost, solvable, solve, trick_worth
-from rules_core.strategy.knowledge import Knowledge, SeatView, allied, cost, knowledge
+from rules_core.strategy.endgame import solvable, solve
+from rules_core.strategy.knowledge import (
+    Knowledge,
+    SeatView,
+    allied,
+    cost,
+    failed_throw_cost,
+    knowledge,
+    trick_worth,
+)
 from rules_core.strategy.model import model_follow
 from rules_core.strategy.sampling import Layout, sample
 from rules_core.throw import judge_throw
