@@ -10,8 +10,8 @@
   malformed plays at once, each caller's answer beside the unary call's, and how many ValidatePlays
   calls carried them;
 * a retried call: a flaky gRPC server on 127.0.0.1 refuses the first attempt (UNAVAILABLE, then
-  CANCELLED) and forwards the retry to the live server; it records each attempt's
-  ``grpc-previous-rpc-attempts``;
+  CANCELLED) or leaves it unanswered (the channel gives it up after ``ATTEMPT_TIMEOUT``) and forwards
+  the retry to the live server; it records each attempt's ``grpc-previous-rpc-attempts``;
 * the versions installed, where ``tractor`` was imported from, and that ``services``, ``rules_core``
   and ``grpc_status`` are not importable.
 
@@ -180,12 +180,18 @@ class Flaky(rules_service_pb2_grpc.RulesServiceServicer):
 
     def __init__(self, upstream: Any) -> None:
         self.upstream = upstream
-        self.code = grpc.StatusCode.UNAVAILABLE
+        self.code: grpc.StatusCode | None = grpc.StatusCode.UNAVAILABLE
+        """None: the first attempt is held unanswered until the client gives it up."""
         self.attempts: list[str | None] = []
 
     def ValidatePlay(self, request: pb.ValidatePlayRequest, context: Any) -> pb.ValidatePlayResponse:  # noqa: N802
         previous = dict(context.invocation_metadata()).get(PREVIOUS_ATTEMPTS)
         self.attempts.append(previous)
+        if previous is None and self.code is None:
+            given_up = threading.Event()
+            context.add_callback(given_up.set)
+            given_up.wait(TIMEOUT)
+            context.abort(grpc.StatusCode.INTERNAL, "flaky: held")
         if previous is None:
             context.abort(self.code, "flaky: the first attempt is refused")
         answer: pb.ValidatePlayResponse = self.upstream.ValidatePlay(request, timeout=TIMEOUT)
@@ -207,18 +213,19 @@ def flaky_server(upstream: Any) -> Iterator[tuple[str, Flaky]]:
 
 
 def retries(target: str, cases: dict[str, Message], unary: pb.ValidatePlayResponse) -> dict[str, Any]:
-    """The recommended channel retries a refused first attempt (UNAVAILABLE, CANCELLED); a plain
-    channel, without the service config, does not."""
+    """The recommended channel retries a refused first attempt (UNAVAILABLE, CANCELLED) and one left
+    unanswered; a plain channel, without the service config, does not."""
     report: dict[str, Any] = {}
     with channel(target) as upstream_channel:
         upstream = rules_service_pb2_grpc.RulesServiceStub(upstream_channel)
         with flaky_server(upstream) as (flaky_target, servicer):
-            for code in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED):
+            for code in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED, None):
                 servicer.code, servicer.attempts = code, []
                 with channel(flaky_target) as ch:
                     answer = call(rules_service_pb2_grpc.RulesServiceStub(ch), GOOD_PLAY, cases[GOOD_PLAY])
                 same = answer.get("response") == as_json(unary)
-                report[code.name] = {"attempts": servicer.attempts, "same_as_unary": same, **answer}
+                name = code.name if code is not None else "UNANSWERED"
+                report[name] = {"attempts": servicer.attempts, "same_as_unary": same, **answer}
             servicer.code, servicer.attempts = grpc.StatusCode.UNAVAILABLE, []
             with grpc.insecure_channel(flaky_target) as plain:
                 answer = call(rules_service_pb2_grpc.RulesServiceStub(plain), GOOD_PLAY, cases[GOOD_PLAY])

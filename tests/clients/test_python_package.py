@@ -193,9 +193,9 @@ def check_batcher(result: dict[str, Any]) -> None:
 
 
 def check_retries(retries: dict[str, Any]) -> None:
-    """The recommended channel retried UNAVAILABLE and CANCELLED (the second attempt says it is one);
-    a channel without the service config did not."""
-    for code in ("UNAVAILABLE", "CANCELLED"):
+    """The recommended channel retried UNAVAILABLE and CANCELLED, and gave up an attempt left unanswered
+    and retried it (the second attempt says it is one); a channel without the service config did not."""
+    for code in ("UNAVAILABLE", "CANCELLED", "UNANSWERED"):
         assert retries[code]["attempts"] == [None, "1"], code
         assert retries[code]["same_as_unary"] is True, retries[code]
     assert retries["plain_channel"]["attempts"] == [None]

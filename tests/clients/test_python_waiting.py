@@ -1,7 +1,8 @@
 """The Python client keeps the same word as the TypeScript one (``test_typescript_package.py``), over
 ``channel()``: a call made before the server is up waits for it until its deadline; the channel retries
-UNAVAILABLE and CANCELLED, up to 3 attempts, and nothing else, not a call the caller cancelled; every
-failure is a ``RulesError``. No assertion reads a duration but the lower bound of a deadline."""
+UNAVAILABLE and CANCELLED, up to 3 attempts, and nothing else, not a call the caller cancelled; an
+attempt left unanswered is retried after ``ATTEMPT_TIMEOUT``; every failure is a ``RulesError``. No
+assertion reads a duration but the lower bound of a deadline or of that timeout."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import grpc
 import pytest
 from servers import Scripted, refusing_port, rules_server, scripted_server
 
-from tractor.rules.client import RulesError, cards, channel
+from tractor.rules.client import ATTEMPT_TIMEOUT, RulesError, cards, channel
 from tractor.rules.v1 import rules_service_pb2 as pb
 from tractor.rules.v1 import rules_service_pb2_grpc, types_pb2
 
@@ -84,3 +85,16 @@ def test_the_channel_retries_unavailable_and_cancelled_and_nothing_else() -> Non
     assert deadline.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
     assert attempts[7] == [None]
     assert attempts[8] == [None]
+
+
+def test_an_attempt_left_unanswered_is_retried_after_the_attempt_timeout() -> None:
+    # a connection the server closed that gRPC core still holds READY swallows an attempt the same way
+    scripted = Scripted()
+    with scripted_server(scripted) as port, channel(f"127.0.0.1:{port}") as ch:
+        rules = rules_service_pb2_grpc.RulesServiceStub(ch)
+        started = time.monotonic()
+        answer = rules.ValidatePlay(pb.ValidatePlayRequest(seat=10), timeout=TIMEOUT)
+        elapsed = time.monotonic() - started
+    assert answer.legal
+    assert scripted.attempts[10] == [None, "1"]  # the first attempt held, cut, and retried
+    assert elapsed >= float(ATTEMPT_TIMEOUT.removesuffix("s")) - 0.02  # given its whole time first

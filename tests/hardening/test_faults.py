@@ -12,7 +12,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import signal
@@ -34,13 +33,13 @@ from prometheus_client.multiprocess import MultiProcessCollector
 from loadtest import corpus
 from loadtest.contract import SERVICE, method_path
 from loadtest.server import ROOT, ServerProcess
-from tractor.rules.client import SERVICE_CONFIG
+from tractor.rules.client import options
 from tractor.rules.v1 import rules_service_pb2_grpc
 
 TIMEOUT = 10.0
 # one connection per channel: spread over the workers
 OPTIONS: list[tuple[str, object]] = [("grpc.use_local_subchannel_pool", 1)]
-RETRY_OPTIONS = [*OPTIONS, ("grpc.service_config", json.dumps(SERVICE_CONFIG))]
+RETRY_OPTIONS = options(OPTIONS)  # the recommended channel (tractor.rules.client), one connection each
 RACE_SECONDS = 0.1
 """After a kill, how long a client may still send a call onto the dead connection before it notices."""
 

@@ -8,13 +8,12 @@ worker the same way, so rotated certificates and tokens are read without droppin
 no deaths: they leave the ``worker_restarts`` budget and ``tractor_rules_worker_restarts_total`` alone,
 never leave fewer workers than configured, and SIGTERM stops the service cleanly in the middle of one.
 
-The clients here use the recommended configuration (``tractor.rules.client.SERVICE_CONFIG``), one connection
+The clients here use the recommended configuration (``tractor.rules.client.options``), one connection
 per channel, calling back to back: not one call may fail.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import signal
@@ -31,7 +30,7 @@ from google.protobuf.message import Message
 
 from loadtest.contract import method_path
 from loadtest.server import ServerProcess
-from tractor.rules.client import SERVICE_CONFIG
+from tractor.rules.client import options
 
 CHANNELS = 16
 """Connections: after a GOAWAY each lands on one of two workers, so the chance that none reaches the
@@ -41,10 +40,7 @@ TIMEOUT = 20.0
 BOUND = 10.0
 """From the kill to the replacement's first calls."""
 FLAGS = ("--workers", "2", "--threads", "4", "--drain-seconds", "0.3", "--grace-seconds", "3")
-OPTIONS: list[tuple[str, object]] = [
-    ("grpc.use_local_subchannel_pool", 1),  # one connection per channel
-    ("grpc.service_config", json.dumps(SERVICE_CONFIG)),
-]
+OPTIONS = options([("grpc.use_local_subchannel_pool", 1)])  # the recommended channel, one connection each
 TOKEN_A = "first-token-0123456789abcdef"
 TOKEN_B = "second-token-fedcba987654321"
 

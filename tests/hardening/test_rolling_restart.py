@@ -1,5 +1,6 @@
 """A rolling restart loses nothing: clients with the recommended configuration
-(``tractor.rules.client.SERVICE_CONFIG``: wait for ready, UNAVAILABLE retried) keep calling while a
+(``tractor.rules.client.options``: wait for ready, UNAVAILABLE and CANCELLED retried, an unanswered
+attempt retried after ``ATTEMPT_TIMEOUT``) keep calling while a
 two-worker server on one port is stopped with SIGTERM and started again, ten times, as an orchestrator
 restarting it in place would (the next server starts as soon as the old one has let the port go). No
 call fails: calls in flight finish during the grace period, calls that reach a stopping worker are
@@ -9,7 +10,6 @@ next one.
 
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
 
@@ -17,23 +17,27 @@ from callers import Callers
 from google.protobuf.message import Message
 
 from loadtest.server import ServerProcess
-from tractor.rules.client import SERVICE_CONFIG
+from tractor.rules.client import options
 
 RESTARTS = 10
 CLIENTS = 6
 TIMEOUT = 20.0
 """Per call: longer than a restart (the old server's drain and stop, the next one's start)."""
 FLAGS = ("--workers", "2", "--threads", "4", "--drain-seconds", "0.3", "--grace-seconds", "3")
-OPTIONS = [
-    ("grpc.use_local_subchannel_pool", 1),
-    ("grpc.service_config", json.dumps(SERVICE_CONFIG)),
-    ("grpc.initial_reconnect_backoff_ms", 100),
-    ("grpc.max_reconnect_backoff_ms", 300),
-    # gRPC core gives a connection attempt at least this long (default 20 s, this test's deadline). One
-    # that the kernel queues on a stopping worker's listening socket can wait for HTTP/2 SETTINGS until
-    # that worker exits (the suspected cause of a rare DEADLINE_EXCEEDED here): give up after a second.
-    ("grpc.min_reconnect_backoff_ms", 1000),
-]
+OPTIONS = options(
+    [
+        ("grpc.use_local_subchannel_pool", 1),
+        ("grpc.initial_reconnect_backoff_ms", 100),
+        ("grpc.max_reconnect_backoff_ms", 300),
+        # gRPC core gives a connection attempt at least this long (default 20 s, this test's deadline)
+        ("grpc.min_reconnect_backoff_ms", 1000),
+    ]
+)
+"""The client's recommended channel (``tractor.rules.client.options``: the retry policy, its per-attempt
+timeout, keepalive) with one connection per channel and quick reconnects. The per-attempt timeout is what
+saves a call sent on a connection the stopping worker had just accepted: gRPC core can hold such a
+connection READY after the worker closed it, and without the timeout the call waited its whole 20 s
+(``tractor.rules.client.ATTEMPT_TIMEOUT``)."""
 
 
 def test_ten_rolling_restarts_under_load_fail_no_call(tmp_path: Path, valid: dict[str, Message]) -> None:

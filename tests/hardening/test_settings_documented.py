@@ -7,12 +7,13 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import fields
+from typing import Any
 
 import pytest
 
 from loadtest.server import ROOT
 from services.config import ENV_ONLY, ServerConfig, env_name
-from tractor.rules.client import SERVICE_CONFIG
+from tractor.rules.client import ATTEMPT_TIMEOUT, SERVICE_CONFIG
 
 
 @pytest.mark.parametrize("readme", ["services/README.md", "README.md"])
@@ -31,3 +32,11 @@ def test_the_documented_client_config_is_the_one_the_tests_use() -> None:
     block = re.search(r"```json\n(\{\"methodConfig\".*?)```", text, re.DOTALL)
     assert block is not None
     assert json.loads(block.group(1)) == SERVICE_CONFIG
+
+
+def test_the_attempt_timeout_outlasts_every_answer_of_a_default_server() -> None:
+    """An attempt is cut only when the server can no longer answer it: a default server ends every call it
+    holds within ``--max-request-seconds`` (RESOURCE_EXHAUSTED), so a slow answer is never retried."""
+    config: Any = SERVICE_CONFIG  # JSON: nested lists and dicts
+    assert config["methodConfig"][0]["retryPolicy"]["perAttemptRecvTimeout"] == ATTEMPT_TIMEOUT
+    assert float(ATTEMPT_TIMEOUT.removesuffix("s")) > ServerConfig().max_request_seconds

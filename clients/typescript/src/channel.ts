@@ -7,6 +7,14 @@ import type { ChannelOptions } from "@grpc/grpc-js";
 export const SERVICE = "tractor.rules.v1.RulesService";
 
 /**
+ * How long one attempt may go unanswered before it is cancelled and retried, as in the Python client:
+ * longer than the server takes to answer any call (`--max-request-seconds`, 5 s by default). gRPC core
+ * (the Python client) acts on it; @grpc/grpc-js 1.14 accepts it in the service config and ignores it, as
+ * it ignores `grpc.experimental.enable_hedging`, so here a call's own deadline is its only bound.
+ */
+export const ATTEMPT_TIMEOUT = "6s";
+
+/**
  * The client service config. Every RulesService RPC is a pure function of its request, so retrying
  * UNAVAILABLE (a worker replaced or draining mid-call) is safe and hides it; waiting for a connection,
  * rather than failing fast, rides out a reconnect that lands on a dying worker. CANCELLED is retried too:
@@ -26,6 +34,7 @@ export const SERVICE_CONFIG = {
         maxBackoff: "0.5s",
         backoffMultiplier: 2,
         retryableStatusCodes: ["UNAVAILABLE", "CANCELLED"],
+        perAttemptRecvTimeout: ATTEMPT_TIMEOUT,
       },
     },
   ],
@@ -45,6 +54,7 @@ export const KEEPALIVE_TIMEOUT_MS = 20_000;
 export const CHANNEL_OPTIONS: Readonly<ChannelOptions> = Object.freeze({
   "grpc.service_config": JSON.stringify(SERVICE_CONFIG),
   "grpc.enable_retries": 1,
+  "grpc.experimental.enable_hedging": 1, // gRPC core's switch for perAttemptRecvTimeout (grpc-js: none)
   "grpc.keepalive_time_ms": KEEPALIVE_TIME_MS,
   "grpc.keepalive_timeout_ms": KEEPALIVE_TIMEOUT_MS,
   "grpc.max_send_message_length": MAX_MESSAGE_BYTES,

@@ -3,6 +3,7 @@
 
 export * from "./v1.js";
 export {
+  ATTEMPT_TIMEOUT,
   CHANNEL_OPTIONS,
   KEEPALIVE_TIME_MS,
   KEEPALIVE_TIMEOUT_MS,

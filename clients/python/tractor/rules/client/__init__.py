@@ -11,6 +11,7 @@ The generated messages and stubs are ``tractor.rules.v1``; the README of this di
 from tractor.rules.client import cards
 from tractor.rules.client.batching import DEFAULT_MAX_WAIT, MAX_BATCH_ITEMS, AsyncPlayBatcher, PlayBatcher
 from tractor.rules.client.channel import (
+    ATTEMPT_TIMEOUT,
     CHANNEL_OPTIONS,
     MAX_MESSAGE_BYTES,
     SERVICE_CONFIG,
@@ -23,6 +24,7 @@ from tractor.rules.client.channel import (
 from tractor.rules.client.errors import DOMAIN, FieldViolation, RulesError
 
 __all__ = [
+    "ATTEMPT_TIMEOUT",
     "CHANNEL_OPTIONS",
     "DEFAULT_MAX_WAIT",
     "DOMAIN",

@@ -28,6 +28,14 @@ import grpc
 from tractor.rules.client.errors import RulesError
 
 SERVICE: Final = "tractor.rules.v1.RulesService"
+ATTEMPT_TIMEOUT: Final = "6s"
+"""How long one attempt may go unanswered before it is cancelled and retried: longer than the server
+takes to answer any call (``--max-request-seconds``, 5 s by default, ends every call it holds), so only
+a lost attempt reaches it. gRPC core can keep a connection that the server has closed READY while a
+write of its own is pending, until a call on it is cancelled: a call made on such a connection would
+wait for its whole deadline (``tests/hardening/test_rolling_restart.py`` caught one waiting 20 s on a
+worker that had stopped). Cut after this long, the attempt's cancel closes the dead connection and the
+retry goes to a live worker."""
 SERVICE_CONFIG: Final = {
     "methodConfig": [
         {
@@ -39,6 +47,7 @@ SERVICE_CONFIG: Final = {
                 "maxBackoff": "0.5s",
                 "backoffMultiplier": 2,
                 "retryableStatusCodes": ["UNAVAILABLE", "CANCELLED"],
+                "perAttemptRecvTimeout": ATTEMPT_TIMEOUT,
             },
         }
     ]
@@ -49,7 +58,9 @@ rather than failing fast, rides out a reconnect that lands on a dying worker (th
 backoff is about a second). CANCELLED is retried too: a server that stops cancels the calls that reached
 its gRPC core in the instant of the stop, before any handler saw them (gRPC core's "zombie" calls; no
 server API avoids it), and an application's own cancel is never retried (gRPC stops retrying when the
-caller cancels)."""
+caller cancels). An attempt unanswered for ``ATTEMPT_TIMEOUT`` is retried as well (gRPC core acts on
+``perAttemptRecvTimeout`` only with ``grpc.experimental.enable_hedging``, set in ``CHANNEL_OPTIONS``; no
+hedging policy is configured)."""
 MAX_MESSAGE_BYTES: Final = 384 * 1024
 """The server's default message limit (``--max-message-bytes``): twice the largest legal request."""
 KEEPALIVE_TIME_MS: Final = 60_000
@@ -60,6 +71,7 @@ KEEPALIVE_TIMEOUT_MS: Final = 20_000
 CHANNEL_OPTIONS: Final[tuple[tuple[str, Any], ...]] = (
     ("grpc.service_config", json.dumps(SERVICE_CONFIG)),
     ("grpc.enable_retries", 1),
+    ("grpc.experimental.enable_hedging", 1),  # what makes gRPC core honour perAttemptRecvTimeout
     ("grpc.keepalive_time_ms", KEEPALIVE_TIME_MS),
     ("grpc.keepalive_timeout_ms", KEEPALIVE_TIMEOUT_MS),
     ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
