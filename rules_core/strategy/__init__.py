@@ -28,8 +28,13 @@ How a play is chosen:
    a pair or tractor lead in the suit with fewer pairs, R5.3), with every hand's size, and with what
    the bidding showed: each shown card stays with its seat until it plays it (R10.2; the dealer's may
    be in the bottom, R11; :mod:`~rules_core.strategy.shown`, which also rules that nothing is inferred
-   from an act not made). A draw that breaks one of these is mended by a chain of swaps, so late in a
-   hand, when the voids leave little room, the layouts stay true to the table.
+   from an act not made). Under fixed partners the follows of single leads are read too, as the
+   opponents' model below would have played them: a follower that did not take an opponent's card holds
+   no master of the suit, one that gave it points no cheaper card, the last seat fed its partner its
+   richest card, a void seat that discarded on a rich trick holds no trump that takes it
+   (:mod:`~rules_core.strategy.reading`). A draw that breaks one of these is mended by a chain of swaps,
+   so late in a hand, when the voids leave little room, the layouts stay true to the table; the reads
+   are habits, not rules, and yield to the voids when a layout cannot keep them all.
 3. *Evaluation*: in each layout the seats still to play answer with a fixed model of a careful player
    (take an opponent's single or pair with a master, or with the cheapest winner when it plays last;
    feed a winning partner, ruff points, discard low), the trick is judged as R7 judges it, and the play
@@ -53,8 +58,9 @@ The count is part of the answer (:func:`search_plays`).
 
 A suggestion's request holds no other seat's private cards (:mod:`~rules_core.strategy.privacy`).
 
-The package: :mod:`~rules_core.strategy.knowledge` (what the seat knows), :mod:`~rules_core.strategy.sampling`
-(layouts of the unseen cards), :mod:`~rules_core.strategy.model` (the opponents' model),
+The package: :mod:`~rules_core.strategy.knowledge` (what the seat knows), :mod:`~rules_core.strategy.reading`
+(what the follows show a seat does not hold), :mod:`~rules_core.strategy.sampling` (layouts of the unseen
+cards), :mod:`~rules_core.strategy.model` (the opponents' model),
 :mod:`~rules_core.strategy.search` (candidates, simulation, scores) and :mod:`~rules_core.strategy.endgame`
 (the last two tricks solved). Tricks are judged by :mod:`rules_core.trick` (R7 is written once).
 """

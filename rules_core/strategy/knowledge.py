@@ -15,6 +15,7 @@ from rules_core.friends import call_count
 from rules_core.rules import DigShape, FollowRule, Partners, Rules
 from rules_core.settlement import FailedThrow, throw_penalty
 from rules_core.shapes import Decomposition, decompose
+from rules_core.strategy.reading import read_follows
 from rules_core.trick import dig_multiplier
 from rules_core.trump import TRUMP, TrumpContext
 
@@ -112,6 +113,11 @@ class Knowledge:
     unpaired: list[list[bool]] = field(default_factory=list)
     """Seat → category → known to hold no pair of it (R5.3, see :func:`pair_units`); empty off the
     two-deck structure rule, where nothing is inferred."""
+    barred: list[list[bool]] = field(default_factory=list)
+    """Seat → face → known to hold no copy: it is void in the face's category (R5.2), or its follows
+    show it does not hold the card (:mod:`~rules_core.strategy.reading`)."""
+    read: bool = False
+    """Whether some follow was read (``barred`` holds more than the voids)."""
 
 
 def partners(a: int, b: int) -> bool:
@@ -209,6 +215,7 @@ def knowledge(ctx: TrumpContext, rules: Rules, view: SeatView) -> Knowledge:
         pool_points = sum(POINTS[f] * (unseen[f] - held[f]) for f in range(NUM_FACES))
         bottom_points = pool_points * bottom_size / pool if pool > 0 else 0.0
     kin, dealer_side, exact = sides(rules, view, dealer)
+    absent = read_follows(ctx, rules, (*view.tricks, (view.leader, view.plays)))
     info = Knowledge(
         ctx,
         rules,
@@ -228,9 +235,23 @@ def knowledge(ctx: TrumpContext, rules: Rules, view: SeatView) -> Knowledge:
         dealer_side,
         exact,
         unpaired,
+        _barred(ctx, voids, absent),
+        any(any(row) for row in absent),
     )
     info.value = values(info, hand)
     return info
+
+
+def _barred(ctx: TrumpContext, voids: list[list[bool]], absent: list[list[bool]]) -> list[list[bool]]:
+    """Seat → face → no copy held: a void (R5.2) or what its follows show (``absent``, empty for none:
+    ``reading.read_follows``)."""
+    category = ctx.category
+    if not absent:
+        return [[void[category[f]] for f in range(NUM_FACES)] for void in voids]
+    return [
+        [void[category[f]] or read[f] for f in range(NUM_FACES)]
+        for void, read in zip(voids, absent, strict=True)
+    ]
 
 
 def _shown_shape(

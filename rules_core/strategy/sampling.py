@@ -22,28 +22,39 @@ hand, when the voids leave little room); the one with the fewest broken copies i
 
 def sample(info: Knowledge, rng: random.Random, seats: Sequence[int]) -> Layout:
     """One layout of the unseen cards for ``seats`` (:func:`_draw`), drawn again up to :data:`RETRIES`
-    times while some seat holds what it showed it lacks."""
-    best, broken = _draw(info, rng, seats)
+    times while some seat holds what it showed it lacks.
+
+    The reads of the follows (``Knowledge.barred``, :mod:`~rules_core.strategy.reading`) are habits, not
+    rules: when a layout cannot keep them all, a seat played against them, so the draws again keep the
+    voids alone (R5.2)."""
+    barred = [info.barred[s] for s in seats]
+    best, broken = _draw(info, rng, seats, barred)
+    if broken and info.read:
+        category = info.ctx.category
+        barred = [[info.voids[s][category[f]] for f in range(NUM_FACES)] for s in seats]
     for _ in range(RETRIES):
         if not broken:
             break
-        layout, wrong = _draw(info, rng, seats)
+        layout, wrong = _draw(info, rng, seats, barred)
         if wrong < broken:
             best, broken = layout, wrong
     return best
 
 
-def _draw(info: Knowledge, rng: random.Random, seats: Sequence[int]) -> tuple[Layout, int]:
+def _draw(
+    info: Knowledge, rng: random.Random, seats: Sequence[int], barred: list[list[bool]]
+) -> tuple[Layout, int]:
     """One layout of the unseen cards: count vectors for ``seats`` of their sizes, voids respected, and
-    every card the bidding showed with its seat (R10.2; the dealer's in his hand or the bottom).
+    every card the bidding showed with its seat (R10.2; the dealer's in his hand or the bottom);
+    ``barred``: slot → face → the seat may hold no copy.
 
-    Cards of a category some seat is void in are placed first, each among the slots that may hold it
-    (the bottom and unrecorded tricks are a slot that is never void), weighted by room; the rest then
+    Cards some seat may not hold are placed first, those the fewest seats may hold first, each among
+    the slots that may hold it (the bottom and unrecorded tricks are a slot that holds anything),
+    weighted by room; the rest then
     fill the remaining room in shuffled order. A card no slot can take without breaking a void goes
     where there is room: an inconsistent history must not stop the search. Then :func:`_repair` mends
     what broke a void or a missing pair; the count of copies it could not mend is returned.
     """
-    category = info.ctx.category
     unseen = info.unseen
     slots = list(seats)
     room = [info.sizes[s] for s in slots]
@@ -59,21 +70,17 @@ def _draw(info: Knowledge, rng: random.Random, seats: Sequence[int]) -> tuple[La
         rest = _pin(info, rng, slots=slots, hands=hands, room=room, rest=rest, unseen=unseen)
     pool = [face for face in range(NUM_FACES) for _ in range(unseen[face])]
     rng.shuffle(pool)
-    voids = [info.voids[s] for s in slots]
-    constrained = [any(v[cat] for v in voids) for cat in range(5)]
-    free: list[int] = []
-    for face in pool:
-        cat = category[face]
-        if not constrained[cat]:
-            free.append(face)
-            continue
-        total = rest + sum(room[i] for i in range(len(slots)) if not voids[i][cat])
+    takers = [sum(1 for bar in barred if not bar[face]) for face in range(NUM_FACES)]
+    free = [face for face in pool if takers[face] == len(slots)]
+    placed = sorted((face for face in pool if takers[face] < len(slots)), key=takers.__getitem__)
+    for face in placed:
+        total = rest + sum(room[i] for i in range(len(slots)) if not barred[i][face])
         strict = total > 0
         if not strict:
             total = rest + sum(room)
         choice = int(rng.random() * total)
         for i in range(len(slots)):
-            if room[i] and not (strict and voids[i][cat]):
+            if room[i] and not (strict and barred[i][face]):
                 if choice < room[i]:
                     hands[i][face] += 1
                     room[i] -= 1
@@ -87,11 +94,17 @@ def _draw(info: Knowledge, rng: random.Random, seats: Sequence[int]) -> tuple[La
         for face in free[at : at + room[i]]:
             hand[face] += 1
         at += room[i]
-    broken = _repair(info, rng, slots, hands)
+    broken = _repair(info, rng, slots, hands, barred)
     return {s: hands[i] for i, s in enumerate(slots)}, broken
 
 
-def _repair(info: Knowledge, rng: random.Random, slots: Sequence[int], hands: list[list[int]]) -> int:
+def _repair(
+    info: Knowledge,
+    rng: random.Random,
+    slots: Sequence[int],
+    hands: list[list[int]],
+    barred: list[list[bool]],
+) -> int:
     """Mend what a layout gave a seat against what it showed: a card of a category it is void in (R5.2;
     the greedy placement can run out of other room late in a hand) or the second copy of a pair of a
     category it holds no pair of (R5.3, ``Knowledge.unpaired``). Each such copy moves along a shortest
@@ -100,7 +113,6 @@ def _repair(info: Knowledge, rng: random.Random, slots: Sequence[int], hands: li
     mends stays (an inconsistent history must not stop the search); shown cards are never moved.
     Returns the copies left broken."""
     category = info.ctx.category
-    voids = [info.voids[s] for s in slots]
     unpaired = [info.unpaired[s] if info.unpaired else [False] * 5 for s in slots]
     pinned = [info.pinned.get(s) for s in slots]
 
@@ -108,14 +120,13 @@ def _repair(info: Knowledge, rng: random.Random, slots: Sequence[int], hands: li
         """The copies of ``face`` seat j holds against what it showed."""
         cat = category[face]
         held = hands[j][face]
-        return held if voids[j][cat] else held - 1 if unpaired[j][cat] and held > 1 else 0
+        return held if barred[j][face] else held - 1 if unpaired[j][cat] and held > 1 else 0
 
     faces = info.ctx.faces
     wrong = [
         (i, f)
         for i in range(len(slots))
         for cat in range(5)
-        if voids[i][cat] or unpaired[i][cat]
         for f in faces[cat]
         if hands[i][f] and excess(i, f)
     ]
@@ -128,7 +139,7 @@ def _repair(info: Knowledge, rng: random.Random, slots: Sequence[int], hands: li
         if j == pool:
             return True
         cat = category[face]
-        return not voids[j][cat] and not (unpaired[j][cat] and held[j][face])
+        return not barred[j][face] and not (unpaired[j][cat] and held[j][face])
 
     def movable(j: int, face: int) -> bool:
         shown = pinned[j] if j < pool else None
