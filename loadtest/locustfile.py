@@ -15,6 +15,9 @@ Extra options (flags or environment variables):
   hundred users make a load test.
 * ``--max-fail-ratio RATIO`` (``LOADTEST_MAX_FAIL_RATIO``, default 0.05): stop the whole run early when
   this share of calls has failed (a broken build should not burn the full run time).
+* ``--stop-after METHOD=N,...`` (``LOADTEST_STOP_AFTER``, default none): stop the run as soon as every
+  named method has been called at least N times (``-t`` still bounds it). A smoke test then asks for
+  the traffic it checks, not for a time: a slow machine runs longer, a fast one stops sooner.
 * ``--grpc-connections N`` (``LOADTEST_GRPC_CONNECTIONS``, default 4): connections per Locust process,
   shared by its tables (see ``loadtest.grpc_user``).
 * ``LOADTEST_CORPUS``: a directory with another corpus (see ``loadtest.replay``).
@@ -25,6 +28,7 @@ from __future__ import annotations
 from loadtest.grpc_user import GrpcUser  # first: gevent and grpc are set up there
 
 # isort: split
+import argparse
 import functools
 import json
 import logging
@@ -43,6 +47,8 @@ from loadtest.replay import Call, Script, batched, corpus_path, cycle_from, read
 DEFAULT_THINK_TIME: Final = 0.1
 DEFAULT_MAX_FAIL_RATIO: Final = 0.05
 FAIL_CHECK_SECONDS: Final = 1.0
+GOAL_CHECK_SECONDS: Final = 0.2
+"""How often ``--stop-after`` looks at the counts."""
 MIN_REQUESTS_FOR_RATIO: Final = 50
 """Requests before the fail ratio is trusted (one early failure is not a 100% ratio)."""
 
@@ -60,12 +66,62 @@ def _add_options(parser: Any) -> None:
         help="mean seconds a table waits between its calls (uniform 0.5x..1.5x)",
     )
     parser.add_argument(
+        "--stop-after",
+        type=call_goals,
+        default={},
+        env_var="LOADTEST_STOP_AFTER",
+        help="METHOD=N,...: stop once every named method has been called N times (-t still bounds it)",
+    )
+    parser.add_argument(
         "--max-fail-ratio",
         type=float,
         default=DEFAULT_MAX_FAIL_RATIO,
         env_var="LOADTEST_MAX_FAIL_RATIO",
         help="stop the run when this share of calls failed",
     )
+
+
+def call_goals(text: str) -> dict[str, int]:
+    """``--stop-after``'s value: ``"ValidatePlay=20,ResolveTrick=5"`` → {method: calls}.
+
+    >>> call_goals("ValidatePlay=20, ResolveTrick=5")
+    {'ValidatePlay': 20, 'ResolveTrick': 5}
+    >>> call_goals("")
+    {}
+    >>> call_goals("ValidatePlay")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: 'ValidatePlay': want METHOD=N with N >= 1
+    """
+    goals: dict[str, int] = {}
+    for item in filter(None, (part.strip() for part in text.split(","))):
+        method, _, count = item.partition("=")
+        if not method or not count.isdigit() or int(count) < 1:
+            raise argparse.ArgumentTypeError(f"{item!r}: want METHOD=N with N >= 1")
+        goals[method.strip()] = int(count)
+    return goals
+
+
+@events.init.add_listener
+def _stop_after_calls(environment: Environment, **_kwargs: Any) -> None:
+    """Stop the run once every method of ``--stop-after`` has been called its number of times (the exit
+    status stays Locust's: 1 when any call failed); on master/local only."""
+    runner = environment.runner
+    options = environment.parsed_options
+    if runner is None or isinstance(runner, WorkerRunner) or options is None or not options.stop_after:
+        return
+    goals: dict[str, int] = options.stop_after
+
+    def watch() -> None:
+        while True:
+            gevent.sleep(GOAL_CHECK_SECONDS)
+            calls = {entry.name: entry.num_requests for entry in runner.stats.entries.values()}
+            if all(calls.get(method, 0) >= count for method, count in goals.items()):
+                _log.info("every method of --stop-after reached its calls: stopping the run")
+                runner.quit()
+                return
+
+    gevent.spawn(watch)
 
 
 @events.init.add_listener

@@ -112,11 +112,16 @@ def test_a_missing_corpus_says_how_to_make_it(tmp_path: Path) -> None:
 
 
 def test_doctests() -> None:
-    """The examples in the docstrings (shapes.py imports Locust, which patches the process: a child)."""
+    """The examples in the docstrings (shapes.py and the locustfile import Locust, which patches the
+    process: a child)."""
     for module in (loadtest.contract, loadtest.protowire, loadtest.replay, loadtest.run):
         result = doctest.testmod(module)
         assert result.failed == 0 and result.attempted > 0, module.__name__
-    probe = "import doctest, sys, loadtest.shapes as m; sys.exit(doctest.testmod(m).failed)"
+    probe = (
+        "import doctest, sys, loadtest.shapes as s, loadtest.locustfile as f;"
+        "a, b = doctest.testmod(s), doctest.testmod(f);"
+        "sys.exit(a.failed + b.failed or b.attempted == 0)"
+    )
     command = [sys.executable, "-c", probe]
     done = subprocess.run(command, check=False, cwd=ROOT, env=python_env(), capture_output=True, timeout=60)
     assert done.returncode == 0, done.stdout

@@ -1,7 +1,8 @@
 """The load test's CI smoke: real Locust, headless, for a few seconds against the real service.
 
 The service (``tractor-rules serve``, one worker) listens on an ephemeral 127.0.0.1 port; Locust runs as
-a subprocess through ``loadtest.run`` with a hard timeout, on a small corpus generated here. Two runs:
+a subprocess through ``loadtest.run`` with a hard timeout, on a small corpus generated here, until it has
+sent the calls each test checks (``--stop-after``), not for a fixed time. Two runs:
 the honest corpus must give zero failures and real traffic; a corpus with deliberately wrong answers
 must be reported as failures, with a non-zero exit, which proves the verdict checker can fail.
 """
@@ -21,8 +22,11 @@ from loadtest.corpus import generate
 from loadtest.replay import CORPUS_ENV, KINDS, Call, Script, corpus_path, read, write
 from loadtest.server import ROOT, ServerProcess, load_flags, python_env
 
-RUN_TIMEOUT = 60
-"""Hard limit for one ``loadtest.run`` (it stops by itself after a few seconds)."""
+RUN_LIMIT = "30s"
+"""``--time`` of every run: an upper bound. Each run stops as soon as it has sent the calls its test
+checks (``--stop-after``), about a second on an idle machine; a loaded one takes longer, not fewer calls."""
+RUN_TIMEOUT = 30 + 60
+"""Hard limit for one ``loadtest.run``: RUN_LIMIT plus ``loadtest.run``'s own kill margin."""
 
 
 @pytest.fixture(scope="module")
@@ -61,21 +65,22 @@ def run_locust(service: ServerProcess, corpus: Path, results: Path, *args: str) 
 
 
 def test_smoke_has_traffic_and_no_failures(service: ServerProcess, corpus: Path, tmp_path: Path) -> None:
-    code, summary = run_locust(service, corpus, tmp_path, "--time", "5s")
+    goals = "--stop-after=ValidatePlay=40,ResolveTrick=8"
+    code, summary = run_locust(service, corpus, tmp_path, "--time", RUN_LIMIT, "--", goals)
     assert code == 0, summary["errors"]
     assert summary["failures"] == 0, summary["errors"]
-    assert summary["requests"] > 0
-    assert summary["methods"]["ValidatePlay"]["requests"] > 0
-    assert {"ValidatePlay", "ResolveTrick"} <= set(summary["methods"])
+    methods = summary["methods"]
+    assert methods["ValidatePlay"]["requests"] >= 40 and methods["ResolveTrick"]["requests"] >= 8
     assert (tmp_path / "smoke.html").stat().st_size > 0
     assert (tmp_path / "smoke_stats.csv").exists()
 
 
 def test_a_backend_sending_batches(service: ServerProcess, corpus: Path, tmp_path: Path) -> None:
     """The multiplexing backend alone: ValidatePlays of 32 plays, every item checked, no failure."""
-    code, summary = run_locust(service, corpus, tmp_path, "--time", "4s", "--", "BatchingBackend")
+    args = ("--time", RUN_LIMIT, "--", "--stop-after=ValidatePlays=8", "BatchingBackend")
+    code, summary = run_locust(service, corpus, tmp_path, *args)
     assert code == 0, summary["errors"]
-    assert summary["methods"]["ValidatePlays"]["requests"] > 0
+    assert summary["methods"]["ValidatePlays"]["requests"] >= 8
     assert summary["failures"] == 0, summary["errors"]
     assert set(summary["methods"]) == {"ValidatePlays"}
 
@@ -83,7 +88,8 @@ def test_a_backend_sending_batches(service: ServerProcess, corpus: Path, tmp_pat
 def test_the_friends_table(service: ServerProcess, corpus: Path, tmp_path: Path) -> None:
     """The three-deck, six-seat finding-friends table alone (R14, R15), fast enough to finish hands: the
     bury, the plays, each trick with its sides and the per-seat settlement, every answer as scripted."""
-    args = ("--time", "5s", "--", "--think-time", "0.01", "FriendsTable")
+    goals = "--stop-after=ValidateBury=1,ValidatePlay=1,ResolveTrick=1,SettleHand=1"
+    args = ("--time", RUN_LIMIT, "--", "--think-time", "0.01", goals, "FriendsTable")
     code, summary = run_locust(service, corpus, tmp_path, *args)
     assert code == 0, summary["errors"]
     assert summary["failures"] == 0, summary["errors"]
@@ -109,7 +115,8 @@ def test_a_wrong_expected_verdict_is_a_failure(service: ServerProcess, corpus: P
             for script in read(corpus_path(kind, corpus))
         ]
         write(corpus_path(kind, wrong), scripts)
-    code, summary = run_locust(service, wrong, tmp_path / "results", "--time", "4s")
+    goals = "--stop-after=ValidatePlay=20,ResolveTrick=5"
+    code, summary = run_locust(service, wrong, tmp_path / "results", "--time", RUN_LIMIT, "--", goals)
     assert code != 0
     assert summary["failures"] > 0
     assert summary["methods"]["ResolveTrick"]["failures"] > 0
