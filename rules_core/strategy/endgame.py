@@ -28,7 +28,7 @@ from rules_core.legal_plays import legal_plays
 from rules_core.rules import FollowRule
 from rules_core.shapes import Decomposition, decompose
 from rules_core.strategy.knowledge import Knowledge, SeatView, allied, failed_throw_cost, trick_worth
-from rules_core.strategy.sampling import Layout, sample
+from rules_core.strategy.sampling import Layout, Sampler
 from rules_core.throw import judge_throw
 from rules_core.trick import Standing, advance, opening, standing_of
 
@@ -64,8 +64,9 @@ def solve(
     standing = standing_of(info.ctx, info.rules, plays) if plays else None
     totals = [0.0] * len(candidates)
     worlds = 0
+    sampler = Sampler(info, others)
     while worlds < budget:
-        world = sample(info, rng, others)
+        world = sampler.draw(rng)
         if any(sum(world[s]) != info.sizes[s] for s in others):
             return None
         hands = _hands(world, info.seat, view.hand)

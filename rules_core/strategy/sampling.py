@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Final
 
 from rules_core.cards import NUM_FACES
@@ -21,32 +22,74 @@ hand, when the voids leave little room); the one with the fewest broken copies i
 
 
 def sample(info: Knowledge, rng: random.Random, seats: Sequence[int]) -> Layout:
-    """One layout of the unseen cards for ``seats`` (:func:`_draw`), drawn again up to :data:`RETRIES`
-    times while some seat holds what it showed it lacks.
+    """One layout of the unseen cards for ``seats`` (:class:`Sampler`, for one layout)."""
+    return Sampler(info, seats).draw(rng)
+
+
+class Sampler:
+    """Layouts of the unseen cards for ``seats``: what each seat may not hold is derived once, each
+    :meth:`draw` deals one layout.
 
     The reads of the follows (``Knowledge.barred``, :mod:`~rules_core.strategy.reading`) are habits, not
     rules: when a layout cannot keep them all, a seat played against them, so the draws again keep the
     voids alone (R5.2)."""
-    barred = [info.barred[s] for s in seats]
-    best, broken = _draw(info, rng, seats, barred)
-    if broken and info.read:
-        category = info.ctx.category
-        barred = [[info.voids[s][category[f]] for f in range(NUM_FACES)] for s in seats]
-    for _ in range(RETRIES):
-        if not broken:
-            break
-        layout, wrong = _draw(info, rng, seats, barred)
-        if wrong < broken:
-            best, broken = layout, wrong
-    return best
+
+    def __init__(self, info: Knowledge, seats: Sequence[int]) -> None:
+        self.info = info
+        self.seats = list(seats)
+        self.bars = _bars(info, [info.barred[s] for s in seats], seats)
+        self.voids: _Bars | None = None  # the voids alone, derived when first needed
+
+    def draw(self, rng: random.Random) -> Layout:
+        """One layout (:func:`_draw`), drawn again up to :data:`RETRIES` times while some seat holds what
+        it showed it lacks (the retries keeping the voids alone when the reads broke)."""
+        info, seats = self.info, self.seats
+        best, broken = _draw(info, rng, seats, self.bars)
+        bars = self.bars
+        if broken and info.read:
+            if self.voids is None:
+                category = info.ctx.category
+                rows = [[info.voids[s][category[f]] for f in range(NUM_FACES)] for s in seats]
+                self.voids = _bars(info, rows, seats)
+            bars = self.voids
+        for _ in range(RETRIES):
+            if not broken:
+                break
+            layout, wrong = _draw(info, rng, seats, bars)
+            if wrong < broken:
+                best, broken = layout, wrong
+        return best
 
 
-def _draw(
-    info: Knowledge, rng: random.Random, seats: Sequence[int], barred: list[list[bool]]
-) -> tuple[Layout, int]:
+@dataclass(frozen=True, slots=True)
+class _Bars:
+    """What the sampled seats may not hold, as the draws use it (derived once per layout asked)."""
+
+    barred: list[list[bool]]
+    """Slot → face → the seat may hold no copy."""
+    takers: list[int]
+    """Face → the slots that may hold it."""
+    suspects: list[list[int]]
+    """Slot → the faces a draw may have given it against what it showed: barred, or of a category it
+    holds no pair of (R5.3)."""
+
+
+def _bars(info: Knowledge, barred: list[list[bool]], seats: Sequence[int]) -> _Bars:
+    category = info.ctx.category
+    takers = [len(barred) - sum(column) for column in zip(*barred, strict=True)]
+    suspects = []
+    for seat, row in zip(seats, barred, strict=True):
+        pairless = info.unpaired[seat] if info.unpaired else None
+        suspects.append(
+            [f for f in range(NUM_FACES) if row[f] or (pairless is not None and pairless[category[f]])]
+        )
+    return _Bars(barred, takers, suspects)
+
+
+def _draw(info: Knowledge, rng: random.Random, seats: Sequence[int], bars: _Bars) -> tuple[Layout, int]:
     """One layout of the unseen cards: count vectors for ``seats`` of their sizes, voids respected, and
     every card the bidding showed with its seat (R10.2; the dealer's in his hand or the bottom);
-    ``barred``: slot → face → the seat may hold no copy.
+    ``bars``: what each seat may not hold.
 
     Cards some seat may not hold are placed first, those the fewest seats may hold first, each among
     the slots that may hold it (the bottom and unrecorded tricks are a slot that holds anything),
@@ -70,7 +113,7 @@ def _draw(
         rest = _pin(info, rng, slots=slots, hands=hands, room=room, rest=rest, unseen=unseen)
     pool = [face for face in range(NUM_FACES) for _ in range(unseen[face])]
     rng.shuffle(pool)
-    takers = [sum(1 for bar in barred if not bar[face]) for face in range(NUM_FACES)]
+    barred, takers = bars.barred, bars.takers
     free = [face for face in pool if takers[face] == len(slots)]
     placed = sorted((face for face in pool if takers[face] < len(slots)), key=takers.__getitem__)
     for face in placed:
@@ -94,7 +137,7 @@ def _draw(
         for face in free[at : at + room[i]]:
             hand[face] += 1
         at += room[i]
-    broken = _repair(info, rng, slots, hands, barred)
+    broken = _repair(info, rng, slots, hands, bars)
     return {s: hands[i] for i, s in enumerate(slots)}, broken
 
 
@@ -103,7 +146,7 @@ def _repair(
     rng: random.Random,
     slots: Sequence[int],
     hands: list[list[int]],
-    barred: list[list[bool]],
+    bars: _Bars,
 ) -> int:
     """Mend what a layout gave a seat against what it showed: a card of a category it is void in (R5.2;
     the greedy placement can run out of other room late in a hand) or the second copy of a pair of a
@@ -113,6 +156,7 @@ def _repair(
     mends stays (an inconsistent history must not stop the search); shown cards are never moved.
     Returns the copies left broken."""
     category = info.ctx.category
+    barred = bars.barred
     unpaired = [info.unpaired[s] if info.unpaired else [False] * 5 for s in slots]
     pinned = [info.pinned.get(s) for s in slots]
 
@@ -122,14 +166,7 @@ def _repair(
         held = hands[j][face]
         return held if barred[j][face] else held - 1 if unpaired[j][cat] and held > 1 else 0
 
-    faces = info.ctx.faces
-    wrong = [
-        (i, f)
-        for i in range(len(slots))
-        for cat in range(5)
-        for f in faces[cat]
-        if hands[i][f] and excess(i, f)
-    ]
+    wrong = [(i, f) for i, faces in enumerate(bars.suspects) for f in faces if hands[i][f] and excess(i, f)]
     if not wrong:
         return 0
     pool = len(slots)  # the cards no sampled hand holds: a slot that takes anything, never moved from empty

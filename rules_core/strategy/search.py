@@ -31,7 +31,7 @@ from rules_core.strategy.knowledge import (
     trick_worth,
 )
 from rules_core.strategy.model import model_follow
-from rules_core.strategy.sampling import Layout, sample
+from rules_core.strategy.sampling import Layout, Sampler
 from rules_core.throw import judge_throw
 from rules_core.trick import Standing, advance, opening, standing_of
 from rules_core.trump import TRUMP, TrumpContext
@@ -296,7 +296,8 @@ def _layouts(info: Knowledge, view: SeatView, rng: random.Random, budget: int) -
     to_play = [(view.leader + i) % n for i in range(len(view.plays) + 1, n)]
     if not to_play:
         return [None]
-    return [sample(info, rng, to_play) for _ in range(budget)]
+    sampler = Sampler(info, to_play)
+    return [sampler.draw(rng) for _ in range(budget)]
 
 
 def _simulated(
