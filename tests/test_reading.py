@@ -42,7 +42,7 @@ NONE: frozenset[int] = frozenset()
 
 def test_a_follower_that_does_not_beat_an_opponents_card_holds_no_master() -> None:
     """Seat 0 leads S9, seat 1 (an opponent, not last) follows S3: it holds no SA, the strongest spade
-    not yet played; seat 2 (its partner winning) and seat 3 (partner of the winner: nothing to read)."""
+    not yet played (the leader and the seats still to play show nothing)."""
     assert read(0, ["S9", "S3"]) == [NONE, faces("SA"), NONE, NONE]
     # One SA played before: the other copy is still the master.
     assert read(0, ["S9", "S3"], [(2, ["SA", "S3", "S4", "S6"])])[1] == faces("SA")
