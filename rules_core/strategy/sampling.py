@@ -1,6 +1,7 @@
 """Sampling the unseen cards: seeded layouts of the other hands consistent with what the seat saw (the
 cards played, the voids shown, R5.2, the pairs a seat showed it lacks, R5.3, every hand's size, and the
-bottom when the seat dealt)."""
+bottom when the seat dealt), and with what the follows show a seat does not hold
+(:mod:`~rules_core.strategy.reading`) while a layout can keep it."""
 
 from __future__ import annotations
 
@@ -63,7 +64,7 @@ class Sampler:
 
 @dataclass(frozen=True, slots=True)
 class _Bars:
-    """What the sampled seats may not hold, as the draws use it (derived once per layout asked)."""
+    """What the sampled seats may not hold, as the draws use it (derived once per :class:`Sampler`)."""
 
     barred: list[list[bool]]
     """Slot → face → the seat may hold no copy."""
@@ -75,6 +76,7 @@ class _Bars:
 
 
 def _bars(info: Knowledge, barred: list[list[bool]], seats: Sequence[int]) -> _Bars:
+    """The draws' view of ``barred`` (slot → face → no copy held) for ``seats``."""
     category = info.ctx.category
     takers = [len(barred) - sum(column) for column in zip(*barred, strict=True)]
     suspects = []
@@ -93,10 +95,10 @@ def _draw(info: Knowledge, rng: random.Random, seats: Sequence[int], bars: _Bars
 
     Cards some seat may not hold are placed first, those the fewest seats may hold first, each among
     the slots that may hold it (the bottom and unrecorded tricks are a slot that holds anything),
-    weighted by room; the rest then
-    fill the remaining room in shuffled order. A card no slot can take without breaking a void goes
-    where there is room: an inconsistent history must not stop the search. Then :func:`_repair` mends
-    what broke a void or a missing pair; the count of copies it could not mend is returned.
+    weighted by room; the rest then fill the remaining room in shuffled order. A card no slot can take
+    without breaking what a seat showed goes where there is room: an inconsistent history must not stop
+    the search. Then :func:`_repair` mends what broke; the count of copies it could not mend is
+    returned.
     """
     unseen = info.unseen
     slots = list(seats)
@@ -149,8 +151,9 @@ def _repair(
     bars: _Bars,
 ) -> int:
     """Mend what a layout gave a seat against what it showed: a card of a category it is void in (R5.2;
-    the greedy placement can run out of other room late in a hand) or the second copy of a pair of a
-    category it holds no pair of (R5.3, ``Knowledge.unpaired``). Each such copy moves along a shortest
+    the greedy placement can run out of other room late in a hand) or one its follows show it lacks
+    (``bars``), or the second copy of a pair of a category it holds no pair of (R5.3,
+    ``Knowledge.unpaired``). Each such copy moves along a shortest
     chain of swaps (a breadth-first search over the hands and the cards no sampled hand holds) that
     ends by filling the room it left; every card on the chain goes where it may be. What no chain
     mends stays (an inconsistent history must not stop the search); shown cards are never moved.
