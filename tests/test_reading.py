@@ -108,7 +108,7 @@ class Reader:
         self.careful = CarefulPlayer()
         self.rng = random.Random(seed)
         self.reads = 0
-        self.layouts = 0
+        self.read_layouts = 0  # layouts sampled with some read in force
 
     def __call__(self, view: SeatView) -> tuple[int, ...]:
         tricks = (*view.tricks, (view.leader, view.plays))
@@ -122,7 +122,7 @@ class Reader:
         others = [s for s in range(self.rules.seats) if s != view.seat]
         for _ in range(2):
             layout = sample(info, self.rng, others)
-            self.layouts += 1
+            self.read_layouts += info.read
             for seat in others:
                 barred = [f for f in range(NUM_FACES) if info.barred[seat][f] and layout[seat][f]]
                 assert not barred, (seat, format_cards(barred), view)
@@ -147,7 +147,7 @@ def test_the_reads_are_true_of_the_careful_player_and_every_layout_keeps_them(se
 
     play_out(ctx, DEFAULT_RULES, live, dealer=dealer, buried=(), seats=[seat] * PLAYERS)
     assert reader.reads > 0  # some follow showed something
-    assert reader.layouts > 2 * 25  # at least one turn a trick: 25 tricks of single cards or fewer
+    assert reader.read_layouts > 0  # and the layouts were checked against it
 
 
 HAND = "SK S6 S7 S8 C6 C7 C8 C9 CJ CQ D3 D4 D6 D7 D8 D9 DJ H3 H6 H7 H8 H9 HJ"
