@@ -1,10 +1,10 @@
-"""The load test's CI smoke: real Locust, headless, for a few seconds against the real service.
+"""The load test's CI smoke: real Locust, headless, for a second or two against the real service.
 
 The service (``tractor-rules serve``, one worker) listens on an ephemeral 127.0.0.1 port; Locust runs as
 a subprocess through ``loadtest.run`` with a hard timeout, on a small corpus generated here, until it has
-sent the calls each test checks (``--stop-after``), not for a fixed time. Two runs:
-the honest corpus must give zero failures and real traffic; a corpus with deliberately wrong answers
-must be reported as failures, with a non-zero exit, which proves the verdict checker can fail.
+sent the calls each test checks (``--stop-after``), not for a fixed time. The honest corpus must give
+zero failures and the traffic asked for; a corpus with deliberately wrong answers must be reported as
+failures, with a non-zero exit, which proves the verdict checker can fail.
 """
 
 from __future__ import annotations
@@ -20,12 +20,15 @@ import pytest
 
 from loadtest.corpus import generate
 from loadtest.replay import CORPUS_ENV, KINDS, Call, Script, corpus_path, read, write
+from loadtest.run import KILL_MARGIN
 from loadtest.server import ROOT, ServerProcess, load_flags, python_env
 
-RUN_LIMIT = "30s"
+RUN_SECONDS = 30
+RUN_LIMIT = f"{RUN_SECONDS}s"
 """``--time`` of every run: an upper bound. Each run stops as soon as it has sent the calls its test
-checks (``--stop-after``), about a second on an idle machine; a loaded one takes longer, not fewer calls."""
-RUN_TIMEOUT = 30 + 60
+checks (``--stop-after``), a second or two on an idle machine; a loaded one takes longer, not fewer
+calls."""
+RUN_TIMEOUT = RUN_SECONDS + KILL_MARGIN
 """Hard limit for one ``loadtest.run``: RUN_LIMIT plus ``loadtest.run``'s own kill margin."""
 
 
