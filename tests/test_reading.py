@@ -122,7 +122,7 @@ class Reader:
         others = [s for s in range(self.rules.seats) if s != view.seat]
         for _ in range(2):
             layout = sample(info, self.rng, others)
-            self.read_layouts += info.read
+            self.read_layouts += any(any(row) for row in absent)
             for seat in others:
                 barred = [f for f in range(NUM_FACES) if info.barred[seat][f] and layout[seat][f]]
                 assert not barred, (seat, format_cards(barred), view)

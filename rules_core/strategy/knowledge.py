@@ -116,8 +116,6 @@ class Knowledge:
     barred: list[list[bool]] = field(default_factory=list)
     """Seat → face → known to hold no copy: it is void in the face's category (R5.2), or its follows
     show it does not hold the card (:mod:`~rules_core.strategy.reading`)."""
-    read: bool = False
-    """Whether some follow was read (``barred`` holds more than the voids)."""
 
 
 def partners(a: int, b: int) -> bool:
@@ -236,7 +234,6 @@ def knowledge(ctx: TrumpContext, rules: Rules, view: SeatView) -> Knowledge:
         exact,
         unpaired,
         _barred(ctx, voids, absent),
-        any(any(row) for row in absent),
     )
     info.value = values(info, hand)
     return info

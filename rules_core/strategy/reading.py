@@ -4,8 +4,8 @@ The search models every other seat as a careful follower (:mod:`~rules_core.stra
 backwards, that model says which cards a seat did not hold when it played. A layout that gives a seat such
 a card is one where it would have played otherwise, so the sampling deals it elsewhere
 (:mod:`~rules_core.strategy.sampling`), as it does for a void (R5.2). Each read is of one follow of a single
-lead, at the moment it was played, judged with R7.1 (the first of equal cards wins, a trump beats a plain
-card). Hands only shrink, so a card not held then is not held now:
+lead, at the moment it was played, the trick judged by :mod:`rules_core.trick` (R7.1). Hands only shrink,
+so a card not held then is not held now:
 
 - *No master.* Against an opponent's unruffed card worth taking (a plain lead, a trump lead with
   :data:`WORTH_TAKING` points on the table, any lead for the last seat, which takes whatever it can with
@@ -36,6 +36,8 @@ from typing import Final
 
 from rules_core.cards import NUM_FACES, POINTS
 from rules_core.rules import Partners, Rules
+from rules_core.shapes import decompose
+from rules_core.trick import advance, opening
 from rules_core.trump import TRUMP, TrumpContext
 
 WORTH_TAKING: Final[int] = 10
@@ -89,7 +91,8 @@ def _read_trick(
     n = rules.seats
     lead = plays[0][0]
     cat = category[lead]
-    best, best_at, ruffed = lead, 0, False  # R7.1: the winning card so far
+    shape = decompose(ctx, plays[0])
+    standing = opening(shape)  # R7.1, judged by rules_core.trick
     points = POINTS[lead]
     seen[lead] += 1
     for offset in range(1, len(plays)):
@@ -98,12 +101,11 @@ def _read_trick(
         face = plays[offset][0]
         seat = (leader + offset) % n
         last = offset == n - 1
-        opponent = (seat - leader - best_at) % 2 == 1
+        opponent = (seat - leader - standing.best) % 2 == 1
+        best, ruffed = plays[standing.best][0], standing.ruffed
         in_suit = category[face] == cat
-        if in_suit:
-            beats = not ruffed and strength[face] > strength[best]
-        else:
-            beats = category[face] == TRUMP and (not ruffed or strength[face] > strength[best])
+        after = advance(ctx, rules, shape, standing, plays[offset], index=offset)
+        beats = after.best == offset
         mark = absent[seat]
         if not opponent:
             if in_suit and last:  # nothing richer: it fed what it had
@@ -122,9 +124,7 @@ def _read_trick(
             and (points >= WORTH_TAKING or (last and points >= WORTH_RUFFING))
         ):  # a discard: no trump that would have taken the trick
             _by_strength(mark, ctx, TRUMP, strength[best] if ruffed else BELOW, ABOVE)
-        if beats:
-            best, best_at = face, offset
-            ruffed = ruffed or (category[face] == TRUMP and cat != TRUMP)
+        standing = after
         points += POINTS[face]
         seen[face] += 1
 

@@ -47,7 +47,7 @@ class Sampler:
         info, seats = self.info, self.seats
         best, broken = _draw(info, rng, seats, self.bars)
         bars = self.bars
-        if broken and info.read:
+        if broken:
             if self.voids is None:
                 category = info.ctx.category
                 rows = [[info.voids[s][category[f]] for f in range(NUM_FACES)] for s in seats]
