@@ -34,10 +34,21 @@ def test_recording_captures_the_engine_calls_and_restores_the_module() -> None:
 
 
 def test_the_engine_is_a_part_of_the_servicer() -> None:
-    """A whole hand: every method of a table's traffic, the engine replayed alone costs less than all."""
+    """A whole hand: every request of a table's traffic reaches the engine once, and replaying the recorded
+    calls gives the same answers (the engine is pure), so the replay ``make bench`` times alone is the very
+    work the servicer did. How the two times compare is the bench's figure, not an assertion: CPU time on a
+    busy machine swings too much for one (this comparison once failed CI)."""
     assert {method for method, _ in CALLS} >= {"ValidatePlay", "ResolveTrick", "SettleHand", "AuditHand"}
-    cost = mix_costs(CALLS, passes=3)
-    assert 0 < cost.engine < cost.servicer
+    servicer = servicer_module.RulesServicer(Metrics(CollectorRegistry()))
+    context: Any = StubContext()
+    with recording(servicer_module) as calls:
+        for method, data in CALLS:
+            getattr(servicer, method)(REQUESTS[method].FromString(data), context)
+    assert len(calls) == len(CALLS)
+    answers = [function(*args, **kwargs) for function, args, kwargs in calls]
+    assert answers == [function(*args, **kwargs) for function, args, kwargs in calls]
+    cost = mix_costs(CALLS, passes=1)
+    assert cost.servicer > 0 and cost.engine > 0
 
 
 def _result(target: str, rps: float, cpu: float) -> Result:
