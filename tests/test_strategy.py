@@ -91,16 +91,34 @@ def test_deterministic_for_the_same_view_seed_and_budget() -> None:
 
 
 def test_budget_is_clamped() -> None:
-    """A huge budget costs what MAX_BUDGET costs; a budget below 1 still samples one layout."""
+    """A huge budget costs what MAX_BUDGET costs (no more layouts than fit every candidate within
+    MAX_WORK); a budget below 1 still samples one layout."""
     record = play_hand(seed=12, level=4, dealer=0)
     ctx, view, others = next(positions(record, DEFAULT_RULES))  # the dealer's first lead
     huge = search_plays(ctx, DEFAULT_RULES, view, budget=10**9)
     assert search_plays(ctx, DEFAULT_RULES, view, budget=MAX_BUDGET) == huge
-    assert huge.layouts == MAX_BUDGET and 0 < huge.simulations <= MAX_CANDIDATES * MAX_BUDGET
+    assert 1 <= huge.layouts <= MAX_BUDGET and 0 < huge.simulations <= MAX_CANDIDATES * MAX_BUDGET
     assert huge.work <= MAX_WORK + len(huge.ranked) * (TRICK_WORK + max(len(p) for p, _ in huge.ranked))
     for budget in (0, -5):
         play = strong_play(ctx, DEFAULT_RULES, view, budget=budget)
         assert isinstance(check_lead(ctx, DEFAULT_RULES, hand=view.hand, lead=play, others=others), Legal)
+
+
+def test_every_candidate_is_judged_in_the_same_layouts() -> None:
+    """A call whose budget does not fit MAX_WORK samples fewer layouts, the same for every candidate,
+    rather than scoring the last candidates on fewer (their luck would win the comparison): a lead's
+    simulations are its candidates times its layouts, and the work stays within MAX_WORK."""
+    cut = 0
+    for seed in range(6):
+        record = play_hand(seed=seed, level=6, dealer=seed % 4)
+        for ctx, view, _ in list(positions(record, DEFAULT_RULES))[:40:4]:  # leads while hands are long
+            if view.plays:
+                continue
+            found = search_plays(ctx, DEFAULT_RULES, view, budget=MAX_BUDGET)
+            assert found.simulations == len(found.ranked) * found.layouts, (seed, view.seat)
+            assert found.work <= MAX_WORK
+            cut += found.layouts < MAX_BUDGET
+    assert cut  # some budget did not fit: the case this test is about
 
 
 def test_winning_play_agrees_with_resolve_trick() -> None:

@@ -50,10 +50,11 @@ How a play is chosen:
    a master kept for the last trick is weighed against the trick under way
    (:mod:`~rules_core.strategy.endgame`).
 
-The work per call is bounded whatever the position: past each candidate's first layout, sampling stops at
-:data:`MAX_WORK` units (a simulated trick costs :data:`TRICK_WORK` plus its lead's cards, and its time is
-linear in the hands), at most :data:`MAX_CANDIDATES` plays are simulated in every one of at most
-:data:`MAX_BUDGET` layouts, a solved end judges at most MAX_WORK plays, and every listing is limited.
+The work per call is bounded whatever the position: a call samples only as many layouts as fit every
+candidate within :data:`MAX_WORK` units, the same layouts for each (a simulated trick costs
+:data:`TRICK_WORK` plus its lead's cards, and its time is linear in the hands), at most
+:data:`MAX_CANDIDATES` plays are simulated in every one of at most :data:`MAX_BUDGET` layouts, a solved
+end judges at most MAX_WORK plays, and every listing is limited.
 The count is part of the answer (:func:`search_plays`).
 
 A suggestion's request holds no other seat's private cards (:mod:`~rules_core.strategy.privacy`).

@@ -2,8 +2,9 @@
 
 Work is counted in units (:class:`Work`): a simulated trick costs :data:`TRICK_WORK` plus the cards of the
 lead, about what its time is (the opponents' model lists no legal plays, so a simulated play is linear in
-the hand). Past the first layout of every candidate, a call stops sampling at :data:`MAX_WORK` units,
-whatever the budget asked for, so its time is bounded whatever the position. The count is part of the
+the hand). A call samples no more layouts than fit all its candidates within :data:`MAX_WORK` units,
+whatever the budget asked for, and judges every candidate in the same layouts (a candidate past
+:data:`MAX_CANDIDATES` in one), so its time is bounded whatever the position. The count is part of the
 result (:class:`Search`).
 """
 
@@ -48,9 +49,10 @@ FOLLOW_LISTING: Final[int] = 24
 TRICK_WORK: Final[int] = 3
 """The work units of one simulated trick, beside one unit per card of its lead."""
 MAX_WORK: Final[int] = 600
-"""The work bound: past each candidate's first layout, no layout is simulated once a call has spent this
-many units (about 8 ms on the reference machine; a default-budget call of single or pair plays spends
-at most MAX_CANDIDATES × DEFAULT_BUDGET × 5 = 500)."""
+"""The work bound, about 8 ms on the reference machine: a call samples only as many layouts as its
+candidates' simulated tricks fit in this many units (a default-budget call of single or pair plays
+needs at most MAX_CANDIDATES × DEFAULT_BUDGET × 5 = 500), and past each candidate's first layout
+simulates none once they are spent."""
 TEMPO: Final = 4.0
 """What taking the lead is worth, in points: the next lead is this side's choice."""
 OTHERS_FATE: Final = 0.3
@@ -385,19 +387,19 @@ def _failed(
 
 def _score(
     info: Knowledge, view: SeatView, candidates: Sequence[tuple[int, ...]], rng: random.Random, budget: int
-) -> tuple[list[float], Work]:
-    """Each candidate's worth: its trick's expected worth minus what its cards were worth later.
+) -> tuple[list[float], Work, int]:
+    """Each candidate's worth: its trick's expected worth minus what its cards were worth later; with the
+    work spent and the layouts sampled.
 
-    Leads and follows that take the trick are simulated in the same ``budget`` layouts, the first
-    MAX_CANDIDATES of them fully and any further ones in one layout. A follow that does not beat the
-    current best can never win the trick (R7.1): such follows share one simulated representative (the
-    cheapest) and differ from it only by the points they add, valued with its point coefficient, and
-    by the cards they spend. Every candidate gets at least one layout; the further ones stop at
-    MAX_WORK units in all.
+    A follow that does not beat the current best can never win the trick (R7.1): such follows share one
+    simulated representative (the cheapest) and differ from it only by the points they add, valued with
+    its point coefficient, and by the cards they spend. The first MAX_CANDIDATES simulated candidates
+    share the same layouts, as many of the ``budget`` as fit every one of them within MAX_WORK; any
+    further ones get one layout. Every candidate is judged on equal terms: a candidate scored on fewer
+    layouts than the others would win the comparison by its luck as often as by its worth.
     """
     ctx, rules = info.ctx, info.rules
     hand = view.hand
-    layouts = _layouts(info, view, rng, budget)
     unplayed = [u + h for u, h in zip(info.unseen, hand, strict=True)]
     work = Work(ceiling=MAX_WORK * 3 // (info.seats - 1))  # a trick of N plays models N - 1 seats
     losing: list[int] = []
@@ -409,24 +411,23 @@ def _score(
             i for i, p in enumerate(candidates) if advance(ctx, rules, lead, now, p, index=done).best != done
         ]
     costs = [cost(info, hand, p) for p in candidates]
-    scores = [0.0] * len(candidates)
-    simulated = 0
-    if losing:
-        rep = min(losing, key=lambda i: (costs[i], sum(POINTS[f] for f in candidates[i])))
-        value, coef = _simulated(info, view, candidates[rep], layouts, work, unplayed=unplayed)
-        simulated += 1
-        base = sum(POINTS[f] for f in candidates[rep])
-        for i in losing:
-            scores[i] = value + coef * (sum(POINTS[f] for f in candidates[i]) - base) - costs[i]
     lost = set(losing)
-    for i, play in enumerate(candidates):
-        if i in lost:
-            continue
-        used = layouts if simulated < MAX_CANDIDATES else layouts[:1]
-        value, _ = _simulated(info, view, play, used, work, unplayed=unplayed)
-        simulated += 1
-        scores[i] = value - costs[i]
-    return scores, work
+    rep = min(losing, key=lambda i: (costs[i], sum(POINTS[f] for f in candidates[i]))) if losing else None
+    simulated = ([] if rep is None else [rep]) + [i for i in range(len(candidates)) if i not in lost]
+    units = [TRICK_WORK + len(candidates[i]) for i in simulated]
+    room = work.ceiling - sum(units[MAX_CANDIDATES:])
+    layouts = _layouts(info, view, rng, max(1, min(budget, room // sum(units[:MAX_CANDIDATES]))))
+    scores = [0.0] * len(candidates)
+    for k, i in enumerate(simulated):
+        used = layouts if k < MAX_CANDIDATES else layouts[:1]
+        value, coef = _simulated(info, view, candidates[i], used, work, unplayed=unplayed)
+        if i == rep:
+            base = sum(POINTS[f] for f in candidates[rep])
+            for j in losing:
+                scores[j] = value + coef * (sum(POINTS[f] for f in candidates[j]) - base) - costs[j]
+        else:
+            scores[i] = value - costs[i]
+    return scores, work, len(layouts)
 
 
 def search_plays(
@@ -462,7 +463,7 @@ def search_plays(
         scores, plays_judged, tricks = solved
         work = Work(ceiling=MAX_WORK, units=plays_judged, simulations=tricks)
     else:
-        scores, work = _score(info, view, given, rng, layouts)
+        scores, work, layouts = _score(info, view, given, rng, layouts)
     order = sorted(range(len(given)), key=lambda i: -scores[i])
     return Search(tuple((given[i], scores[i]) for i in order), work.units, work.simulations, layouts)
 
