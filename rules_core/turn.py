@@ -30,7 +30,7 @@ from rules_core.legal_plays import legal_plays
 from rules_core.rules import FollowRule, Partners, Rules
 from rules_core.seating import SeatCards, by_seat, check_next, seat_in_range, table_plays
 from rules_core.shapes import Decomposition, decompose
-from rules_core.strategy import DEFAULT_BUDGET, MAX_BUDGET, SeatView, rank_plays, strong_play
+from rules_core.strategy import DEFAULT_BUDGET, SeatView, rank_plays, search_plays
 from rules_core.strategy.privacy import refuse_other_bottom
 from rules_core.strategy.shown import Shown, played_by_seat, shown_by_seat
 from rules_core.throw import lead_verdict
@@ -372,9 +372,14 @@ def suggest(
     turn = check_turn(ctx, rules, seat=seat, hand=hand, trick_leader=trick_leader, trick_plays=trick_plays)
     view = seat_view(ctx, rules, turn, so_far, "hand_so_far")
     if policy is Policy.STRONG:
-        play = strong_play(ctx, rules, view, seed=seed, budget=budget or DEFAULT_BUDGET)
-        layouts = min(budget or DEFAULT_BUDGET, MAX_BUDGET)
-        reason = f"strong: the best of the candidate plays over {layouts} sampled layouts of the unseen cards"
+        found = search_plays(ctx, rules, view, seed=seed, budget=budget or DEFAULT_BUDGET)
+        play = found.best
+        reason = (  # the layouts the search used: fewer than the budget where its candidates fill MAX_WORK
+            f"strong: the best of {len(found.ranked)} candidate plays over {found.layouts} sampled layouts "
+            "of the unseen cards"
+            if found.layouts
+            else "strong: the one candidate play"
+        )
         return Suggestion(play, decompose(ctx, play), reason, policy)
     play = suggest_play(
         ctx, hand=turn.hand, lead=turn.lead, decks=rules.decks, structure=rules.follow is FollowRule.STRUCTURE

@@ -159,7 +159,7 @@ def test_the_solve_keeps_the_master_trump_for_the_dig() -> None:
     assert found.best == _cards("D3")
     assert scores[_cards("D3")] == -20.0
     assert -140.0 - 40.0 < scores[_cards("BJ")] < -20.0  # in some worlds the attackers dig 70 twice
-    one_trick, _ = _score(
+    one_trick, _, _ = _score(
         knowledge(ctx, DEFAULT_RULES, view), view, [_cards("BJ"), _cards("D3")], random.Random(0), 10
     )
     assert one_trick[0] > one_trick[1]

@@ -12,9 +12,10 @@ from dataclasses import replace
 import pytest
 
 from rules_core.bidding import Shown, declare
-from rules_core.cards import BIG_JOKER, NUM_FACES, SMALL_JOKER, Suit, deal_sizes
+from rules_core.cards import BIG_JOKER, NUM_FACES, SMALL_JOKER, Suit, deal_sizes, hand_of
 from rules_core.kitty import validate_bury
 from rules_core.rules import DEFAULT_RULES, Partners, Rules
+from rules_core.strategy import MAX_BUDGET, SeatView, search_plays
 from rules_core.strategy.bury import BuryPolicy, suggest_bury
 from rules_core.strategy.declaration import DeclarationPolicy, suggest_declaration
 from rules_core.trick import standing_of
@@ -173,3 +174,21 @@ def test_the_strong_table_bury_keeps_trumps_and_voids_a_short_suit(
                 left.remove(f)
             voids = [cat for cat in range(4) if not any(ctx.category[f] == cat for f in left)]
             assert voids, (short, advice)
+
+
+def test_a_strong_suggestion_names_the_layouts_its_search_used() -> None:
+    """On eight seats and four decks a first lead's candidates fill the search's work bound before the
+    budget does (``rules_core.strategy.MAX_WORK``): the reason names the fewer layouts sampled, those
+    of the search itself, not the budget asked for."""
+    rules = _rules(4, 8, Partners.FIXED)
+    ctx = trump_context(7, Suit.H)
+    rng = random.Random(8)
+    size, _ = deal_sizes(4, 8)
+    deck = [f for f in range(NUM_FACES) for _ in range(4)]
+    rng.shuffle(deck)
+    hand = deck[:size]
+    advice = suggest(ctx, rules, seat=0, hand=hand, trick_leader=0, trick_plays=(), budget=MAX_BUDGET)
+    found = search_plays(ctx, rules, SeatView(seat=0, hand=hand_of(hand, 4), leader=0), budget=MAX_BUDGET)
+    assert 1 <= found.layouts < MAX_BUDGET
+    assert f"over {found.layouts} sampled layouts" in advice.reason, advice.reason
+    assert advice.cards == found.best

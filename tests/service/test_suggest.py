@@ -7,6 +7,7 @@ the bottom, exactly as a table's backend would send them.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -19,7 +20,7 @@ from rules_core.audit import audit_hand
 from rules_core.cards import PLAYERS, Hand, add, faces_of, remove
 from rules_core.rules import DEFAULT_RULES
 from rules_core.selfplay import play_hand
-from rules_core.strategy import MAX_BUDGET
+from rules_core.strategy import DEFAULT_BUDGET, MAX_BUDGET
 from services.convert import cards_out
 from tractor.rules.v1 import rules_service_pb2 as pb
 from tractor.rules.v1 import rules_service_pb2_grpc
@@ -105,8 +106,22 @@ def test_the_strong_policy_is_the_default_legal_and_deterministic(
     capped = pb.SuggestPlayRequest()
     capped.CopyFrom(request)
     capped.budget = 10**9  # clamped to the hard cap, not refused or run
-    assert legal(stub, capped, stub.SuggestPlay(capped, timeout=RPC_TIMEOUT).cards, hands)
+    answer = stub.SuggestPlay(capped, timeout=RPC_TIMEOUT)
+    assert legal(stub, capped, answer.cards, hands)
     assert MAX_BUDGET < 10**9
+    for reason, most in ((first.reason, DEFAULT_BUDGET), (answer.reason, MAX_BUDGET)):
+        assert 1 <= _layouts(reason) <= most, reason  # what the search used, never more than asked
+
+
+def _layouts(reason: str) -> int:
+    """The sampled layouts a strong suggestion's reason names (1 for a lone candidate: nothing to sample)."""
+    if reason == "strong: the one candidate play":
+        return 1
+    found = re.fullmatch(
+        r"strong: the best of \d+ candidate plays over (\d+) sampled layouts of the unseen cards", reason
+    )
+    assert found, reason
+    return int(found[1])
 
 
 def test_the_r13_6_policy_is_still_there(stub: Stub) -> None:
