@@ -1,8 +1,10 @@
 """Stalled clients cannot starve others: 256 streams that send headers and part of a body, then stall.
 
 Against a real 2-worker ``tractor-rules serve``: while the streams are held, a fresh client's health checks
-and ValidatePlay calls all succeed with p99 within 20 ms, and ``/metrics`` shows the stalled calls; past the
-work ceiling the server cancels them by itself.
+and ValidatePlay calls all succeed with p99 within 20 ms, or within SLOWDOWN times the same calls' p99
+measured before the streams came when the machine is so loaded that this is more, and ``/metrics`` shows
+the stalled calls; past the work ceiling the server cancels them by itself. A stalled stream holding a
+worker's thread would make the calls wait for seconds (or their 5 s deadline), far past either bound.
 """
 
 from __future__ import annotations
@@ -25,6 +27,10 @@ from tractor.rules.v1 import rules_service_pb2_grpc
 
 CONNECTIONS = 8
 STREAMS = 32
+BOUND_MS = 20.0
+"""The p99 a fresh client's calls keep while the streams are held, on a machine not overloaded."""
+SLOWDOWN = 5.0
+"""... or this many times their p99 before the streams came, when that is more (a loaded machine)."""
 GAUGE = "tractor_rules_requests_awaiting_body"
 
 
@@ -44,6 +50,27 @@ def wait_for(predicate: Callable[[], bool], seconds: float) -> bool:
     return False
 
 
+def fresh_calls(target: str, play: pb.ValidatePlayRequest) -> list[float]:
+    """A fresh client's 200 health checks and 200 ValidatePlay calls, alternated: each one's ms."""
+    channel = grpc.insecure_channel(target, options=[("grpc.use_local_subchannel_pool", 1)])
+    health = health_pb2_grpc.HealthStub(channel)
+    rules = rules_service_pb2_grpc.RulesServiceStub(channel)
+    grpc.channel_ready_future(channel).result(timeout=10)
+    latencies: list[float] = []
+    try:
+        for _ in range(200):
+            for call, request in (
+                (health.Check, health_pb2.HealthCheckRequest()),
+                (rules.ValidatePlay, play),
+            ):
+                began = time.perf_counter()
+                call(request, timeout=5)  # any failure raises and fails the test
+                latencies.append((time.perf_counter() - began) * 1000)
+    finally:
+        channel.close()
+    return latencies
+
+
 def test_stalled_streams_hold_no_thread_and_others_are_served(record_property: Any) -> None:
     play = next(
         pb.ValidatePlayRequest.FromString(call.request)
@@ -51,35 +78,25 @@ def test_stalled_streams_hold_no_thread_and_others_are_served(record_property: A
         if call.method == "ValidatePlay"
     )
     with ServerProcess("--workers", "2", "--max-request-seconds", "30") as server:
+        before = percentile(fresh_calls(server.target, play), 0.99)
         attack = Stall("127.0.0.1", server.port, CONNECTIONS, STREAMS)
         attack.start()
         try:
             assert attack.opened == CONNECTIONS * STREAMS
             assert wait_for(lambda: awaiting(server) >= 0.9 * attack.opened, 10), awaiting(server)
-            channel = grpc.insecure_channel(server.target, options=[("grpc.use_local_subchannel_pool", 1)])
-            health = health_pb2_grpc.HealthStub(channel)
-            rules = rules_service_pb2_grpc.RulesServiceStub(channel)
-            grpc.channel_ready_future(channel).result(timeout=10)
-            latencies: list[float] = []
-            for _ in range(200):
-                for call, request in (
-                    (health.Check, health_pb2.HealthCheckRequest()),
-                    (rules.ValidatePlay, play),
-                ):
-                    began = time.perf_counter()
-                    call(request, timeout=5)  # any failure raises and fails the test
-                    latencies.append((time.perf_counter() - began) * 1000)
-            channel.close()
+            latencies = fresh_calls(server.target, play)
             assert attack.reset == 0  # the stalled streams are still held
             held = awaiting(server)
+            p99 = percentile(latencies, 0.99)
+            bound = max(BOUND_MS, SLOWDOWN * before)
             record_property(
                 PROPERTY,
                 f"stalled clients: {attack.opened} streams over {CONNECTIONS} connections held against 2 "
                 f"workers ({held:.0f} awaiting their body in /metrics); a fresh client's {len(latencies)} "
                 f"health checks and ValidatePlay calls all answered, p50 {median(latencies):.2f} ms, "
-                f"p99 {percentile(latencies, 0.99):.2f} ms (bound 20 ms)",
+                f"p99 {p99:.2f} ms (before the streams {before:.2f} ms; bound {bound:.0f} ms)",
             )
-            assert percentile(latencies, 0.99) <= 20.0, f"p99 {percentile(latencies, 0.99):.1f} ms"
+            assert p99 <= bound, f"p99 {p99:.1f} ms, {before:.1f} ms before the streams"
             assert held >= 0.9 * attack.opened
         finally:
             attack.stop()
