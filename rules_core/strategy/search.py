@@ -50,9 +50,8 @@ TRICK_WORK: Final[int] = 3
 """The work units of one simulated trick, beside one unit per card of its lead."""
 MAX_WORK: Final[int] = 600
 """The work bound, about 8 ms on the reference machine: a call samples only as many layouts as its
-candidates' simulated tricks fit in this many units (a default-budget call of single or pair plays
-needs at most MAX_CANDIDATES × DEFAULT_BUDGET × 5 = 500), and past each candidate's first layout
-simulates none once they are spent."""
+candidates' simulated tricks fit in this many units, and never fewer than one (a default-budget call of
+single or pair plays needs at most MAX_CANDIDATES × DEFAULT_BUDGET × 5 = 500)."""
 TEMPO: Final = 4.0
 """What taking the lead is worth, in points: the next lead is this side's choice."""
 OTHERS_FATE: Final = 0.3
@@ -65,20 +64,15 @@ one trump fewer to ruff our masters or take the last trick; a partner's: one few
 
 @dataclass(slots=True)
 class Work:
-    """Work units spent so far in one call, against the call's ceiling."""
+    """Work units spent so far in one call (the bound is kept by sizing the layouts up front, ``_score``)."""
 
-    ceiling: int
     units: int = 0
     simulations: int = 0
 
-    def spend(self, units: int, *, reserved: bool = False) -> bool:
-        """Count one simulated trick of ``units``; False (and nothing counted) once the ceiling is reached,
-        unless the trick is ``reserved`` (a candidate's first layout: every candidate gets a score)."""
-        if self.units >= self.ceiling and not reserved:
-            return False
+    def spend(self, units: int) -> None:
+        """Count one simulated trick of ``units``."""
         self.units += units
         self.simulations += 1
-        return True
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,8 +82,9 @@ class Search:
     ranked: tuple[tuple[tuple[int, ...], float], ...]
     """(play, score), best first; ties keep the given order."""
     work: int
-    """Work units spent (MAX_WORK, plus at most one simulated trick per candidate beyond it; for the
-    solved end of a hand, :mod:`~rules_core.strategy.endgame`, the plays judged, at most MAX_WORK + 1)."""
+    """Work units spent: at most MAX_WORK (scaled to the table's seats), or one simulated trick per
+    candidate where even that is more; for the solved end of a hand (:mod:`~rules_core.strategy.endgame`)
+    the plays judged, at most MAX_WORK + 1."""
     simulations: int
     """Simulated tricks (judged tricks, for a solved end)."""
     layouts: int
@@ -311,9 +306,9 @@ def _simulated(
     *,
     unplayed: Sequence[int],
 ) -> tuple[float, float]:
-    """One candidate's mean trick worth and mean point coefficient over the ``layouts`` the work allows
-    (at least one: a candidate's first layout is reserved); ``unplayed`` is face → the copies not yet
-    played before this play (the seat's unseen cards and its hand)."""
+    """One candidate's mean trick worth and mean point coefficient over ``layouts`` (counted in ``work``);
+    ``unplayed`` is face → the copies not yet played before this play (the seat's unseen cards and its
+    hand)."""
     ctx, rules = info.ctx, info.rules
     done = len(view.plays)
     if done == 0:
@@ -330,24 +325,17 @@ def _simulated(
     units = TRICK_WORK + len(play)
     throw = done == 0 and len(lead.components) > 1
     total = coef = 0.0
-    n = 0
     for layout in layouts:
-        if not work.spend(units, reserved=not n):
-            break
+        work.spend(units)
+        failed = None
         if throw and layout is not None:
             failed = _failed(info, view, play, lead, layout, unplayed=unplayed)
-            if failed is not None:
-                total += failed[0]
-                coef += failed[1]
-                n += 1
-                continue
-        value, c = _simulate(
+        value, c = failed or _simulate(
             info, view.leader, plays, lead, standing=standing, layout=layout, last=last, outside=outside
         )
         total += value
         coef += c
-        n += 1
-    return total / n, coef / n
+    return total / len(layouts), coef / len(layouts)
 
 
 def _failed(
@@ -401,7 +389,7 @@ def _score(
     ctx, rules = info.ctx, info.rules
     hand = view.hand
     unplayed = [u + h for u, h in zip(info.unseen, hand, strict=True)]
-    work = Work(ceiling=MAX_WORK * 3 // (info.seats - 1))  # a trick of N plays models N - 1 seats
+    ceiling = MAX_WORK * 3 // (info.seats - 1)  # a trick of N plays models N - 1 seats
     losing: list[int] = []
     if view.plays:
         lead = decompose(ctx, view.plays[0])
@@ -411,20 +399,21 @@ def _score(
             i for i, p in enumerate(candidates) if advance(ctx, rules, lead, now, p, index=done).best != done
         ]
     costs = [cost(info, hand, p) for p in candidates]
+    points = [sum(POINTS[f] for f in p) for p in candidates]
     lost = set(losing)
-    rep = min(losing, key=lambda i: (costs[i], sum(POINTS[f] for f in candidates[i]))) if losing else None
+    rep = min(losing, key=lambda i: (costs[i], points[i])) if losing else None
     simulated = ([] if rep is None else [rep]) + [i for i in range(len(candidates)) if i not in lost]
     units = [TRICK_WORK + len(candidates[i]) for i in simulated]
-    room = work.ceiling - sum(units[MAX_CANDIDATES:])
+    room = ceiling - sum(units[MAX_CANDIDATES:])
     layouts = _layouts(info, view, rng, max(1, min(budget, room // sum(units[:MAX_CANDIDATES]))))
+    work = Work()
     scores = [0.0] * len(candidates)
     for k, i in enumerate(simulated):
         used = layouts if k < MAX_CANDIDATES else layouts[:1]
         value, coef = _simulated(info, view, candidates[i], used, work, unplayed=unplayed)
         if i == rep:
-            base = sum(POINTS[f] for f in candidates[rep])
             for j in losing:
-                scores[j] = value + coef * (sum(POINTS[f] for f in candidates[j]) - base) - costs[j]
+                scores[j] = value + coef * (points[j] - points[i]) - costs[j]
         else:
             scores[i] = value - costs[i]
     return scores, work, len(layouts)
@@ -461,7 +450,7 @@ def search_plays(
     solved = solve(info, view, given, rng, layouts, ceiling=MAX_WORK) if solvable(info, view) else None
     if solved is not None:  # the last tricks, exactly in each world
         scores, plays_judged, tricks = solved
-        work = Work(ceiling=MAX_WORK, units=plays_judged, simulations=tricks)
+        work = Work(units=plays_judged, simulations=tricks)
     else:
         scores, work, layouts = _score(info, view, given, rng, layouts)
     order = sorted(range(len(given)), key=lambda i: -scores[i])

@@ -20,14 +20,19 @@ from services.metrics import Metrics
 CALLS = [(call.method, call.request) for script in table_scripts("003", 1) for call in script.calls]
 
 
-def test_recording_captures_the_engine_calls_and_restores_the_module() -> None:
-    validate_play = vars(servicer_module)["validate_play"]
+def _serve(calls: list[tuple[str, bytes]]) -> None:
+    """Each request of ``calls`` through a fresh in-process servicer, as ``mix_costs`` serves them."""
     servicer = servicer_module.RulesServicer(Metrics(CollectorRegistry()))
     context: Any = StubContext()
+    for method, data in calls:
+        getattr(servicer, method)(REQUESTS[method].FromString(data), context)
+
+
+def test_recording_captures_the_engine_calls_and_restores_the_module() -> None:
+    validate_play = vars(servicer_module)["validate_play"]
     with recording(servicer_module) as calls:
         assert vars(servicer_module)["validate_play"] is not validate_play
-        for method, data in CALLS[:40]:
-            getattr(servicer, method)(REQUESTS[method].FromString(data), context)
+        _serve(CALLS[:40])
     assert vars(servicer_module)["validate_play"] is validate_play
     engine = {function.__module__ for function, _, _ in calls}
     assert engine and all(module.startswith("rules_core.") for module in engine)
@@ -39,11 +44,8 @@ def test_the_engine_is_a_part_of_the_servicer() -> None:
     work the servicer did. How the two times compare is the bench's figure, not an assertion: CPU time on a
     busy machine swings too much for one (this comparison once failed CI)."""
     assert {method for method, _ in CALLS} >= {"ValidatePlay", "ResolveTrick", "SettleHand", "AuditHand"}
-    servicer = servicer_module.RulesServicer(Metrics(CollectorRegistry()))
-    context: Any = StubContext()
     with recording(servicer_module) as calls:
-        for method, data in CALLS:
-            getattr(servicer, method)(REQUESTS[method].FromString(data), context)
+        _serve(CALLS)
     assert len(calls) == len(CALLS)
     answers = [function(*args, **kwargs) for function, args, kwargs in calls]
     assert answers == [function(*args, **kwargs) for function, args, kwargs in calls]
