@@ -98,6 +98,21 @@ def test_the_strong_bury_voids_a_short_suit() -> None:
     assert "voids C" in advice.reason
 
 
+def test_a_second_void_is_worth_a_king() -> None:
+    """Clubs (CK C4 C3) and diamonds (five low cards) fill the 8 cards exactly: the bury voids both and
+    buries the king's 10 points, rather than keeping the king with a low spade buried in its place. Two
+    suits to ruff (R6) take more of the attackers' points than a non-master king can save (VOID_BONUS)."""
+    ctx = trump_context(2, Suit.H)
+    hand = cards(
+        "BJ SJ H2 S2 HA HK HQ H9 H8 "  # 9 trumps
+        "CK C4 C3 D9 D7 D6 D4 D3 "  # the two short suits
+        "SA SA SK SK SQ SJack S10 S9 S9 S8 S7 S6 S5 S4 S3 S3"  # 16 spades
+    )
+    advice = suggest_bury(ctx, PRESETS["default"], hand=hand)
+    assert advice.cards == cards("C3 C4 CK D3 D4 D6 D7 D9"), advice
+    assert "voids C D, buries 10 points" in advice.reason
+
+
 def test_the_strong_bury_keeps_pairs_and_masters() -> None:
     """SA (a master), the jack and nine pairs of spades and the diamond pairs stay."""
     ctx = trump_context(2, Suit.H)

@@ -10,8 +10,9 @@ Two policies:
   point card what the dig would cost if the attackers take the last trick, R8.3–R8.5, less what it risks
   in hand, where a point card that is not a master may fall to the attackers anyway); trumps are kept
   unless fewer than 8 plain cards exist. Voiding a plain suit is worth a bonus (the dealer can ruff it,
-  R6), so each set of short plain suits that fits in 8 cards is tried whole, and the rest filled with the
-  cheapest cards. Points are buried only when the dealer's trumps make losing the last trick unlikely.
+  R6) more than any one plain card is worth, so each set of short plain suits that fits in 8 cards is tried
+  whole, and the rest filled with the cheapest cards. A voided suit's points go with it; other points are
+  buried only when the dealer's trumps make losing the last trick unlikely.
 
 Bounded: at most 16 sets of plain suits, each a sort of the 33 cards. The chosen bury is checked by
 :func:`rules_core.kitty.check_bury` (R11) before it is returned.
@@ -48,8 +49,11 @@ from rules_core.rules import Rules
 from rules_core.trick import dig_multiplier
 from rules_core.trump import TRUMP, TrumpContext
 
-VOID_BONUS: Final = 6.0
-"""What a void plain suit is worth, in keep value: the dealer ruffs it (R6) instead of following."""
+VOID_BONUS: Final = 30.0
+"""What a void plain suit is worth, in keep value: the dealer ruffs it (R6) instead of following, taking
+the attackers' leads of that suit and their points. Worth more than any one plain card (a master 10 of a
+pair keeps about 28), so the bury voids every short suit it can: 6 made it bury like the casual player,
+30 and 50 scored alike and 8 points a deal higher (``loadtest.tournament``, three tuning seeds)."""
 MASTER_BONUS: Final = 4.0
 """Extra keep value of a master: a card no unseen card beats wins its trick."""
 PAIR_BONUS: Final = 3.0
