@@ -930,9 +930,19 @@ class TableGame:
     attackers: frozenset[int]
 
 
+def table_bury(dealer: Player, ctx: TrumpContext, rules: Rules, held: Sequence[int]) -> tuple[int, ...]:
+    """The dealer's bury on another table, by his kind: the strong player's own habit (SuggestBury's
+    strong policy, which takes the hand and the bottom together there, R14.2), every other kind's the
+    plain table bury (``autoplay.suggest_table_bury``): the casual bury and R13.6's are the rulebooks'
+    table's."""
+    if dealer.name == "strong":
+        return habits_of(dealer).bury(ctx, rules, hand_of(held, rules.decks), ())
+    return suggest_table_bury(ctx, rules, hand=held)
+
+
 def play_table_game(rules: Rules, spec: TableDeal, seats: Sequence[Player]) -> TableGame:
-    """One whole hand on ``rules``' table: the deal's declaration, the shared bury (R14.2,
-    ``autoplay.suggest_table_bury``), the dealer's friend calls under FRIENDS (:func:`table_calls`), then
+    """One whole hand on ``rules``' table: the deal's declaration, the dealer's bury (R14.2,
+    :func:`table_bury`), the dealer's friend calls under FRIENDS (:func:`table_calls`), then
     ``seats[s]`` playing seat s through ``rules_core.selfplay.play_out`` (every play checked, the sides
     as far as they are public in each view); the record is audited by ``rules_core.audit.audit_table``:
     a broken rule or a different score raises."""
@@ -943,7 +953,7 @@ def play_table_game(rules: Rules, spec: TableDeal, seats: Sequence[Player]) -> T
     ctx = trump_context(spec.level, bidding.contract)
     dealer = spec.dealer
     held = [f for f in range(NUM_FACES) for _ in range(spec.hands[dealer][f])] + list(spec.bottom)
-    buried = tuple(sorted(suggest_table_bury(ctx, rules, hand=held)))
+    buried = tuple(sorted(table_bury(seats[dealer], ctx, rules, held)))
     calls = table_calls(rules, ctx, spec.hands[dealer]) if rules.partners is Partners.FRIENDS else ()
     played = _played(ctx, rules, spec, buried, seats, calls)
     recorded: list[tuple[list[SeatCards], tuple[int, ...]]] = []
@@ -1243,7 +1253,8 @@ def _table_of(parser: argparse.ArgumentParser, args: argparse.Namespace, names: 
     if not table.rulebook_table:
         if args.service or args.target or args.plays_only:
             parser.error(
-                "another table plays in process only, cards only (--service, --target, --plays-only)"
+                "another table plays in process only "
+                "(--service, --target and --plays-only are the rulebooks' table's)"
             )
         unknown = [name for name in names if name not in TABLE_OPPONENTS]
         if unknown:
@@ -1260,7 +1271,10 @@ def _main_table(rules: Rules, args: argparse.Namespace, names: Sequence[str]) ->
         f"duplicate tournament on {rules.decks} decks, {rules.seats} seats, {rules.partners.value} partners: "
         f"{args.deals} deals per pairing, seed {args.seed}, budget {args.budget}"
     )
-    print("declarations and bury: the deal's one declaration, the table bury for every dealer; cards only")
+    print(
+        "declarations and bury: the deal's one declaration; the strong dealer buries with SuggestBury's "
+        "strong policy, the others with the table bury"
+    )
     sys.stdout.flush()
     strong = StrongPlayer(budget=args.budget)
     for name in names:

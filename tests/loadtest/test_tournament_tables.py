@@ -22,12 +22,15 @@ from loadtest.tournament import (
     make_table_deal,
     play_table_game,
     run_table_pairing,
+    table_bury,
     table_calls,
 )
-from rules_core.cards import deal_sizes
+from rules_core.autoplay import suggest_table_bury
+from rules_core.cards import NUM_FACES, deal_sizes
 from rules_core.friends import FriendCall, call_count, check_calls
 from rules_core.rules import DEFAULT_RULES, Partners, Rules
 from rules_core.selfplay import side_view
+from rules_core.strategy.bury import suggest_bury
 from rules_core.trump import trump_context
 
 TABLES = [(3, 6, Partners.FRIENDS), (4, 8, Partners.FIXED), (2, 5, Partners.FRIENDS)]
@@ -62,6 +65,24 @@ def test_every_table_game_is_audited_and_mixes_every_player(
         game = play_table_game(rules, make_table_deal(rules, seed), seats_of)
         assert game.score >= 0
         assert game.attackers and len(game.attackers) < seats
+
+
+@pytest.mark.parametrize(("decks", "seats", "partners"), TABLES)
+def test_the_dealer_buries_by_his_kind(decks: int, seats: int, partners: Partners) -> None:
+    """R14.2: the strong dealer buries with SuggestBury's strong policy (his hand and the bottom
+    together), every other kind with the plain table bury; on some deal the two differ."""
+    rules = _rules(decks, seats, partners)
+    differ = 0
+    for seed in range(6):
+        spec = make_table_deal(rules, seed)
+        ctx = trump_context(spec.level, None)
+        held = [f for f in range(NUM_FACES) for _ in range(spec.hands[spec.dealer][f])] + list(spec.bottom)
+        strong = table_bury(StrongPlayer(), ctx, rules, held)
+        assert strong == suggest_bury(ctx, rules, hand=held).cards
+        for other in (CarefulPlayer(), RandomPlayer(seed), TableR136()):
+            assert table_bury(other, ctx, rules, held) == suggest_table_bury(ctx, rules, hand=held)
+        differ += sorted(strong) != sorted(suggest_table_bury(ctx, rules, hand=held))
+    assert differ > 0
 
 
 def test_the_dealers_calls_are_legal_calls_of_cards_he_lacks() -> None:
