@@ -79,7 +79,8 @@ class BuryPolicy(StrEnum):
     """How :func:`suggest_bury` chooses."""
 
     STRONG = "STRONG"
-    """Void short plain suits, keep trumps, pairs and masters, points only when the dig is unlikely."""
+    """Void every short plain suit it can, keep trumps, pairs and masters, other points only when the dig
+    is unlikely."""
     AUTO_BURY = "AUTO_BURY"
     """R13.6: the 8 bottom cards the dealer received (CalculatePenalty's ``auto_bury``)."""
 

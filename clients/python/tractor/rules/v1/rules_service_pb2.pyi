@@ -364,8 +364,9 @@ class _BuryPolicyEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_BuryPolicy
     BURY_POLICY_AUTO_BURY: _BuryPolicy.ValueType  # 1
     """R13.6: the 8 bottom cards received, as CalculatePenalty's auto_bury buries them."""
     BURY_POLICY_STRONG: _BuryPolicy.ValueType  # 2
-    """Voids short plain suits, keeps trumps, pairs and masters, buries points only when the attackers
-    are unlikely to take the last trick (the dig multiplies them, R8.4).
+    """Voids every short plain suit it can (a voided suit's points go with it), keeps trumps, pairs and
+    masters, and buries other points only when the attackers are unlikely to take the last trick (the
+    dig multiplies them, R8.4).
     """
 
 class BuryPolicy(_BuryPolicy, metaclass=_BuryPolicyEnumTypeWrapper):
@@ -376,8 +377,9 @@ BURY_POLICY_UNSPECIFIED: BuryPolicy.ValueType  # 0
 BURY_POLICY_AUTO_BURY: BuryPolicy.ValueType  # 1
 """R13.6: the 8 bottom cards received, as CalculatePenalty's auto_bury buries them."""
 BURY_POLICY_STRONG: BuryPolicy.ValueType  # 2
-"""Voids short plain suits, keeps trumps, pairs and masters, buries points only when the attackers
-are unlikely to take the last trick (the dig multiplies them, R8.4).
+"""Voids every short plain suit it can (a voided suit's points go with it), keeps trumps, pairs and
+masters, and buries other points only when the attackers are unlikely to take the last trick (the
+dig multiplies them, R8.4).
 """
 Global___BuryPolicy: _TypeAlias = BuryPolicy  # noqa: Y015
 

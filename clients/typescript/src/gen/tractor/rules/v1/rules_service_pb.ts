@@ -5094,8 +5094,9 @@ export enum BuryPolicy {
   AUTO_BURY = 1,
 
   /**
-   * Voids short plain suits, keeps trumps, pairs and masters, buries points only when the attackers
-   * are unlikely to take the last trick (the dig multiplies them, R8.4).
+   * Voids every short plain suit it can (a voided suit's points go with it), keeps trumps, pairs and
+   * masters, and buries other points only when the attackers are unlikely to take the last trick (the
+   * dig multiplies them, R8.4).
    *
    * @generated from enum value: BURY_POLICY_STRONG = 2;
    */
