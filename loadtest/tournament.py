@@ -141,7 +141,8 @@ class SeatDeclarer(Protocol):
 
 
 SeatBurier = Callable[[TrumpContext, Rules, Hand, tuple[int, ...]], tuple[int, ...]]
-"""A dealer's bury policy: (context, rules, his 33 cards, the 8 bottom cards he received) → 8 cards (R11)."""
+"""A dealer's bury policy: (context, rules, his 33 cards, the 8 bottom cards he received) → 8 cards (R11);
+on another table his hand and the bottom together, no bottom apart, → the table's bottom size (R14.2)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -201,13 +202,25 @@ def strong_bury(ctx: TrumpContext, rules: Rules, hand33: Hand, bottom: tuple[int
 
 
 def auto_bury(ctx: TrumpContext, rules: Rules, hand33: Hand, bottom: tuple[int, ...]) -> tuple[int, ...]:
-    """SuggestBury's AUTO_BURY: R13.6's 8 bottom cards received, as CalculatePenalty buries them."""
+    """SuggestBury's AUTO_BURY: R13.6's 8 bottom cards received, as CalculatePenalty buries them; on
+    another table, where R13.6's auto-bury is not ruled (R14.10), the table bury."""
+    if not rules.rulebook_table:
+        return table_bury(ctx, rules, hand33)
     return suggest_bury(ctx, rules, hand=faces_of(hand33), bottom=bottom, policy=BuryPolicy.AUTO_BURY).cards
 
 
 def casual_bury(ctx: TrumpContext, rules: Rules, hand33: Hand, bottom: tuple[int, ...]) -> tuple[int, ...]:
-    """The casual bury: :func:`bury`, the weakest plain non-point cards, shortest suits first."""
+    """The casual bury: :func:`bury`, the weakest plain non-point cards, shortest suits first; on another
+    table, the table bury."""
+    if not rules.rulebook_table:
+        return table_bury(ctx, rules, hand33)
     return bury(ctx, hand33)
+
+
+def table_bury(ctx: TrumpContext, rules: Rules, held: Hand) -> tuple[int, ...]:
+    """The plain bury of another table (``autoplay.suggest_table_bury``) from the dealer's hand and
+    the bottom together (R14.2)."""
+    return suggest_table_bury(ctx, rules, hand=faces_of(held))
 
 
 STRONG_HABITS: Final = Habits(strong_declaration, strong_bury)
@@ -930,19 +943,9 @@ class TableGame:
     attackers: frozenset[int]
 
 
-def table_bury(dealer: Player, ctx: TrumpContext, rules: Rules, held: Sequence[int]) -> tuple[int, ...]:
-    """The dealer's bury on another table, by his kind: the strong player's own habit (SuggestBury's
-    strong policy, which takes the hand and the bottom together there, R14.2), every other kind's the
-    plain table bury (``autoplay.suggest_table_bury``): the casual bury and R13.6's are the rulebooks'
-    table's."""
-    if dealer.name == "strong":
-        return habits_of(dealer).bury(ctx, rules, hand_of(held, rules.decks), ())
-    return suggest_table_bury(ctx, rules, hand=held)
-
-
 def play_table_game(rules: Rules, spec: TableDeal, seats: Sequence[Player]) -> TableGame:
-    """One whole hand on ``rules``' table: the deal's declaration, the dealer's bury (R14.2,
-    :func:`table_bury`), the dealer's friend calls under FRIENDS (:func:`table_calls`), then
+    """One whole hand on ``rules``' table: the deal's declaration, the dealer's bury by his habits (the
+    hand and the bottom together, R14.2), the dealer's friend calls under FRIENDS (:func:`table_calls`), then
     ``seats[s]`` playing seat s through ``rules_core.selfplay.play_out`` (every play checked, the sides
     as far as they are public in each view); the record is audited by ``rules_core.audit.audit_table``:
     a broken rule or a different score raises."""
@@ -953,7 +956,8 @@ def play_table_game(rules: Rules, spec: TableDeal, seats: Sequence[Player]) -> T
     ctx = trump_context(spec.level, bidding.contract)
     dealer = spec.dealer
     held = [f for f in range(NUM_FACES) for _ in range(spec.hands[dealer][f])] + list(spec.bottom)
-    buried = tuple(sorted(table_bury(seats[dealer], ctx, rules, held)))
+    bury = habits_of(seats[dealer]).bury
+    buried = tuple(sorted(bury(ctx, rules, hand_of(held, rules.decks), ())))
     calls = table_calls(rules, ctx, spec.hands[dealer]) if rules.partners is Partners.FRIENDS else ()
     played = _played(ctx, rules, spec, buried, seats, calls)
     recorded: list[tuple[list[SeatCards], tuple[int, ...]]] = []

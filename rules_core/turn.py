@@ -354,6 +354,18 @@ class Suggestion:
     policy: Policy
 
 
+def _strong_reason(candidates: int, layouts: int) -> str:
+    """What the strong search did: the layouts it used are fewer than the budget where its candidates
+    fill MAX_WORK, and none for a lone candidate or the trick's last play (nothing unseen plays in it)."""
+    if candidates == 1:
+        return "strong: the one candidate play"
+    if not layouts:
+        return f"strong: the best of {candidates} candidate plays, the trick's last play"
+    return (
+        f"strong: the best of {candidates} candidate plays over {layouts} sampled layouts of the unseen cards"
+    )
+
+
 def suggest(
     ctx: TrumpContext,
     rules: Rules,
@@ -374,12 +386,7 @@ def suggest(
     if policy is Policy.STRONG:
         found = search_plays(ctx, rules, view, seed=seed, budget=budget or DEFAULT_BUDGET)
         play = found.best
-        reason = (  # the layouts the search used: fewer than the budget where its candidates fill MAX_WORK
-            f"strong: the best of {len(found.ranked)} candidate plays over {found.layouts} sampled layouts "
-            "of the unseen cards"
-            if found.layouts
-            else "strong: the one candidate play"
-        )
+        reason = _strong_reason(len(found.ranked), found.layouts)
         return Suggestion(play, decompose(ctx, play), reason, policy)
     play = suggest_play(
         ctx, hand=turn.hand, lead=turn.lead, decks=rules.decks, structure=rules.follow is FollowRule.STRUCTURE

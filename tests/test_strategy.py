@@ -19,6 +19,7 @@ from rules_core.rules import DEFAULT_RULES, RULEBOOK_000, RULEBOOK_003, FollowRu
 from rules_core.selfplay import Style, play_hand, strong_seat
 from rules_core.shapes import Decomposition, decompose
 from rules_core.strategy import (
+    DEFAULT_BUDGET,
     MAX_BUDGET,
     MAX_CANDIDATES,
     MAX_WORK,
@@ -29,6 +30,7 @@ from rules_core.strategy import (
     strong_play,
     winning_play,
 )
+from rules_core.strategy.endgame import SOLVE_CARDS
 from rules_core.strategy.knowledge import POINT_FATE, VOIDING, cost, knowledge
 from rules_core.strategy.model import model_follow
 from rules_core.strategy.search import lead_candidates
@@ -119,6 +121,24 @@ def test_every_candidate_is_judged_in_the_same_layouts() -> None:
             assert found.work <= MAX_WORK
             cut += found.layouts < MAX_BUDGET
     assert cut  # some budget did not fit: the case this test is about
+
+
+def test_the_tricks_last_play_samples_no_layout() -> None:
+    """The last seat of a trick has no unseen card to place in it: its search reports no layouts, and
+    every earlier seat's reports the ones it sampled."""
+    last = earlier = 0
+    record = play_hand(seed=3, level=5, dealer=1)
+    for ctx, view, _ in positions(record, DEFAULT_RULES):
+        found = search_plays(ctx, DEFAULT_RULES, view)
+        if len(found.ranked) == 1 or sum(view.hand) <= SOLVE_CARDS:
+            continue  # a lone candidate, or the solved end of the hand (its worlds are sampled)
+        if len(view.plays) == PLAYERS - 1:
+            assert found.layouts == 0, view
+            last += 1
+        else:
+            assert 1 <= found.layouts <= DEFAULT_BUDGET, view
+            earlier += 1
+    assert last and earlier
 
 
 def test_winning_play_agrees_with_resolve_trick() -> None:

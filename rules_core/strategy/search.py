@@ -88,7 +88,8 @@ class Search:
     simulations: int
     """Simulated tricks (judged tricks, for a solved end)."""
     layouts: int
-    """Sampled layouts of the unseen cards."""
+    """Sampled layouts of the unseen cards: 0 for a lone candidate, and for the trick's last play (no
+    unseen card plays in it)."""
 
     @property
     def best(self) -> tuple[int, ...]:
@@ -416,7 +417,7 @@ def _score(
                 scores[j] = value + coef * (points[j] - points[i]) - costs[j]
         else:
             scores[i] = value - costs[i]
-    return scores, work, len(layouts)
+    return scores, work, 0 if layouts == [None] else len(layouts)
 
 
 def search_plays(
@@ -443,16 +444,16 @@ def search_plays(
             given = lead_candidates(info, view.hand)[:MAX_CANDIDATES]
     else:
         given = [tuple(p) for p in plays]
-    layouts = clamp(budget)
+    asked = clamp(budget)
     if len(given) == 1:
         return Search(((given[0], 0.0),), 0, 0, 0)
     rng = random.Random(seed)
-    solved = solve(info, view, given, rng, layouts, ceiling=MAX_WORK) if solvable(info, view) else None
+    solved = solve(info, view, given, rng, asked, ceiling=MAX_WORK) if solvable(info, view) else None
     if solved is not None:  # the last tricks, exactly in each world
         scores, plays_judged, tricks = solved
-        work = Work(units=plays_judged, simulations=tricks)
+        work, layouts = Work(units=plays_judged, simulations=tricks), asked
     else:
-        scores, work, layouts = _score(info, view, given, rng, layouts)
+        scores, work, layouts = _score(info, view, given, rng, asked)
     order = sorted(range(len(given)), key=lambda i: -scores[i])
     return Search(tuple((given[i], scores[i]) for i in order), work.units, work.simulations, layouts)
 

@@ -1,10 +1,11 @@
 """Stalled clients cannot starve others: 256 streams that send headers and part of a body, then stall.
 
-Against a real 2-worker ``tractor-rules serve``: while the streams are held, a fresh client's health checks
-and ValidatePlay calls all succeed with p99 within 20 ms, or within SLOWDOWN times the same calls' p99
-measured before the streams came when the machine is so loaded that this is more, and ``/metrics`` shows
-the stalled calls; past the work ceiling the server cancels them by itself. A stalled stream holding a
-worker's thread would make the calls wait for seconds (or their 5 s deadline), far past either bound.
+Against a real 2-worker ``tractor-rules serve``: while the streams are held, a fresh client's 400 health
+checks and ValidatePlay calls all succeed within their deadline, and ``/metrics`` shows the stalled calls;
+past the work ceiling the server cancels them by itself. 256 stalled streams holding worker threads would
+hold every one of them (30 s, the work ceiling here), so the fresh calls would fail their 5 s deadline:
+that, not a latency bound, is what fails. Their p50 and p99, with and without the streams, are printed
+in the hardening report, a figure and not an assertion (a loaded machine moves it).
 """
 
 from __future__ import annotations
@@ -27,10 +28,8 @@ from tractor.rules.v1 import rules_service_pb2_grpc
 
 CONNECTIONS = 8
 STREAMS = 32
-BOUND_MS = 20.0
-"""The p99 a fresh client's calls keep while the streams are held, on a machine not overloaded."""
-SLOWDOWN = 5.0
-"""... or this many times their p99 before the streams came, when that is more (a loaded machine)."""
+DEADLINE = 5.0
+"""Each fresh call's deadline: seconds shorter than the stalled streams' hold (the 30 s work ceiling)."""
 GAUGE = "tractor_rules_requests_awaiting_body"
 
 
@@ -64,7 +63,7 @@ def fresh_calls(target: str, play: pb.ValidatePlayRequest) -> list[float]:
                 (rules.ValidatePlay, play),
             ):
                 began = time.perf_counter()
-                call(request, timeout=5)  # any failure raises and fails the test
+                call(request, timeout=DEADLINE)  # any failure raises and fails the test
                 latencies.append((time.perf_counter() - began) * 1000)
     finally:
         channel.close()
@@ -88,15 +87,13 @@ def test_stalled_streams_hold_no_thread_and_others_are_served(record_property: A
             assert attack.reset == 0  # the stalled streams are still held
             held = awaiting(server)
             p99 = percentile(latencies, 0.99)
-            bound = max(BOUND_MS, SLOWDOWN * before)
             record_property(
                 PROPERTY,
                 f"stalled clients: {attack.opened} streams over {CONNECTIONS} connections held against 2 "
                 f"workers ({held:.0f} awaiting their body in /metrics); a fresh client's {len(latencies)} "
                 f"health checks and ValidatePlay calls all answered, p50 {median(latencies):.2f} ms, "
-                f"p99 {p99:.2f} ms (before the streams {before:.2f} ms; bound {bound:.0f} ms)",
+                f"p99 {p99:.2f} ms (before the streams {before:.2f} ms)",
             )
-            assert p99 <= bound, f"p99 {p99:.1f} ms, {before:.1f} ms before the streams"
             assert held >= 0.9 * attack.opened
         finally:
             attack.stop()

@@ -18,15 +18,15 @@ from loadtest.tournament import (
     RandomPlayer,
     StrongPlayer,
     TableR136,
+    habits_of,
     main,
     make_table_deal,
     play_table_game,
     run_table_pairing,
-    table_bury,
     table_calls,
 )
 from rules_core.autoplay import suggest_table_bury
-from rules_core.cards import NUM_FACES, deal_sizes
+from rules_core.cards import NUM_FACES, deal_sizes, faces_of, hand_of
 from rules_core.friends import FriendCall, call_count, check_calls
 from rules_core.rules import DEFAULT_RULES, Partners, Rules
 from rules_core.selfplay import side_view
@@ -69,19 +69,22 @@ def test_every_table_game_is_audited_and_mixes_every_player(
 
 @pytest.mark.parametrize(("decks", "seats", "partners"), TABLES)
 def test_the_dealer_buries_by_his_kind(decks: int, seats: int, partners: Partners) -> None:
-    """R14.2: the strong dealer buries with SuggestBury's strong policy (his hand and the bottom
-    together), every other kind with the plain table bury; on some deal the two differ."""
+    """R14.2: each kind's bury habit works on the table (his hand and the bottom together): the strong
+    dealer's is SuggestBury's strong policy, every other kind's the plain table bury; on some deal the two
+    differ."""
     rules = _rules(decks, seats, partners)
     differ = 0
     for seed in range(6):
         spec = make_table_deal(rules, seed)
         ctx = trump_context(spec.level, None)
         held = [f for f in range(NUM_FACES) for _ in range(spec.hands[spec.dealer][f])] + list(spec.bottom)
-        strong = table_bury(StrongPlayer(), ctx, rules, held)
+        counts = hand_of(held, decks)
+        strong = habits_of(StrongPlayer()).bury(ctx, rules, counts, ())
         assert strong == suggest_bury(ctx, rules, hand=held).cards
+        table = suggest_table_bury(ctx, rules, hand=faces_of(counts))
         for other in (CarefulPlayer(), RandomPlayer(seed), TableR136()):
-            assert table_bury(other, ctx, rules, held) == suggest_table_bury(ctx, rules, hand=held)
-        differ += sorted(strong) != sorted(suggest_table_bury(ctx, rules, hand=held))
+            assert habits_of(other).bury(ctx, rules, counts, ()) == table
+        differ += sorted(strong) != sorted(table)
     assert differ > 0
 
 
